@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/register.ts'],
   format: ['esm', 'cjs'],
-  dts: true,
+  dts: { entry: 'src/index.ts' },
   sourcemap: true,
   clean: true,
   target: 'node20',
   platform: 'node',
+  define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
 });

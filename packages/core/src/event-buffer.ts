@@ -1,0 +1,310 @@
+import type { Args } from './types.js';
+
+/**
+ * Complete events of one thread, held in typed-array columns until a flush formats them.
+ * Recording into preallocated columns costs a few stores; building a JSON string per event would
+ * cost several hundred ns on the traced call (DESIGN.md §7).
+ */
+
+/** The longest event line written; longer ones have their string args cut (upstream's limit). */
+export const MAX_EVENT_BYTES = 16 * 1024;
+
+const TAG_NUM = 0;
+const TAG_STR = 1; // needs JSON escaping
+const TAG_RAW = 2; // already JSON text (hashes, serialised objects, bigints, replacements)
+const TAG_TRUE = 3;
+const TAG_FALSE = 4;
+const TAG_NULL = 5;
+
+/** (name, cat) pairs and arg keys interned to small ints with their JSON fragments precomputed. */
+export class Interner {
+  /** `,"name":"read","cat":"POSIX","pid":123,"tid":` per kind. */
+  readonly kindFrag: string[] = [];
+  readonly kindName: string[] = [];
+  readonly kindCat: string[] = [];
+  private readonly kinds = new Map<string, Map<string, number>>();
+  /** `,"key":` per key. */
+  readonly keyFrag: string[] = [];
+  private readonly keys = new Map<string, number>();
+
+  constructor(private readonly pid: number) {}
+
+  kind(name: string, cat: string): number {
+    let byName = this.kinds.get(cat);
+    if (byName === undefined) this.kinds.set(cat, (byName = new Map()));
+    let k = byName.get(name);
+    if (k === undefined) {
+      k = this.kindFrag.length;
+      this.kindFrag.push(`,"name":${jsonString(cutName(name))},"cat":${jsonString(cutName(cat))},"pid":${this.pid},"tid":`);
+      this.kindName.push(name);
+      this.kindCat.push(cat);
+      byName.set(name, k);
+    }
+    return k;
+  }
+
+  key(key: string): number {
+    let k = this.keys.get(key);
+    if (k === undefined) {
+      k = this.keyFrag.length;
+      this.keyFrag.push(`,${jsonString(cutName(key))}:`);
+      this.keys.set(key, k);
+    }
+    return k;
+  }
+}
+
+/** Names and categories are labels: keep them short enough that an event always fits. */
+const MAX_NAME = 1024;
+function cutName(s: string): string {
+  return s.length > MAX_NAME ? cut(s, MAX_NAME) : s;
+}
+
+/**
+ * JSON string literal for any JS string. JSON.stringify escapes quotes, backslashes, control
+ * characters and lone surrogates (as \udXXX), so every line stays valid JSON and valid UTF-8.
+ */
+export function jsonString(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** How arg values that JSON cannot hold are written (documented in the README). */
+export function numberText(v: number): string {
+  if (Number.isFinite(v)) return v === 0 ? '0' : String(v); // -0 → 0
+  return v > 0 ? '"Infinity"' : v < 0 ? '"-Infinity"' : '"NaN"';
+}
+
+export class EventBuffer {
+  readonly capacity: number;
+  count = 0;
+  readonly kind: Int32Array;
+  readonly id: Float64Array;
+  readonly tid: Float64Array;
+  readonly ts: Float64Array;
+  readonly dur: Float64Array;
+  readonly level: Int32Array;
+  readonly pidx: Float64Array;
+  readonly argEnd: Int32Array;
+
+  argCap: number;
+  argCount = 0;
+  argKey: Int32Array;
+  argTag: Uint8Array;
+  argNum: Float64Array;
+  argObj: (string | undefined)[];
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    this.kind = new Int32Array(capacity);
+    this.id = new Float64Array(capacity);
+    this.tid = new Float64Array(capacity);
+    this.ts = new Float64Array(capacity);
+    this.dur = new Float64Array(capacity);
+    this.level = new Int32Array(capacity);
+    this.pidx = new Float64Array(capacity);
+    this.argEnd = new Int32Array(capacity);
+    this.argCap = Math.max(16, capacity * 4);
+    this.argKey = new Int32Array(this.argCap);
+    this.argTag = new Uint8Array(this.argCap);
+    this.argNum = new Float64Array(this.argCap);
+    this.argObj = new Array(this.argCap).fill(undefined);
+  }
+
+  get full(): boolean {
+    return this.count >= this.capacity;
+  }
+
+  /** Records one complete event; the caller flushes when `full`. */
+  push(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined, interner: Interner): void {
+    const i = this.count;
+    this.kind[i] = kind;
+    this.id[i] = id;
+    this.tid[i] = tid;
+    this.ts[i] = ts;
+    this.dur[i] = dur < 0 ? 0 : dur;
+    this.level[i] = level;
+    this.pidx[i] = pidx;
+    if (args !== undefined) {
+      for (const key in args) this.addArg(interner.key(key), args[key]);
+    }
+    this.argEnd[i] = this.argCount;
+    this.count = i + 1;
+  }
+
+  /** Adds one arg to the event being recorded (call before `push` returns, i.e. from push only). */
+  addArg(key: number, v: unknown): void {
+    if (this.argCount === this.argCap) this.growArgs();
+    const j = this.argCount++;
+    this.argKey[j] = key;
+    switch (typeof v) {
+      case 'number':
+        this.argTag[j] = TAG_NUM;
+        this.argNum[j] = v;
+        return;
+      case 'string':
+        this.argTag[j] = TAG_STR;
+        this.argObj[j] = v;
+        return;
+      case 'boolean':
+        this.argTag[j] = v ? TAG_TRUE : TAG_FALSE;
+        return;
+      case 'bigint':
+        this.argTag[j] = TAG_RAW;
+        this.argObj[j] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? v.toString() : `"${v.toString()}"`;
+        return;
+      case 'undefined':
+        this.argTag[j] = TAG_NULL;
+        return;
+      default:
+        if (v === null) {
+          this.argTag[j] = TAG_NULL;
+          return;
+        }
+        // Objects are serialised now: formatting happens later, when the caller may have mutated them.
+        this.argTag[j] = TAG_RAW;
+        this.argObj[j] = safeJson(v);
+    }
+  }
+
+  private growArgs(): void {
+    const cap = this.argCap * 2;
+    const key = new Int32Array(cap);
+    key.set(this.argKey);
+    const tag = new Uint8Array(cap);
+    tag.set(this.argTag);
+    const num = new Float64Array(cap);
+    num.set(this.argNum);
+    this.argKey = key;
+    this.argTag = tag;
+    this.argNum = num;
+    this.argObj.length = cap;
+    this.argCap = cap;
+  }
+
+  reset(): void {
+    // Drop string references so a flushed buffer keeps nothing of the program's alive.
+    this.argObj.fill(undefined, 0, this.argCount);
+    this.count = 0;
+    this.argCount = 0;
+  }
+}
+
+/** JSON for an object arg: bigints as numbers/strings, cycles and functions replaced, never throws. */
+export function safeJson(v: unknown): string {
+  const seen = new WeakSet<object>();
+  try {
+    const s = JSON.stringify(v, (_k, x: unknown) => {
+      if (typeof x === 'bigint') return Number.isSafeInteger(Number(x)) ? Number(x) : x.toString();
+      if (typeof x === 'number' && !Number.isFinite(x)) return String(x);
+      if (typeof x === 'function' || typeof x === 'symbol') return String(x);
+      if (typeof x === 'object' && x !== null) {
+        if (seen.has(x)) return '[Circular]';
+        seen.add(x);
+      }
+      return x;
+    });
+    return s === undefined ? 'null' : s;
+  } catch {
+    return jsonString(String(v));
+  }
+}
+
+/** Per-file constants used while formatting. */
+export interface FormatContext {
+  readonly interner: Interner;
+  readonly incMetadata: boolean;
+  /** `,"ph":"X","args":{"hhash":"<host hash>","level":` */
+  readonly argsHead: string;
+  /** Called once per flush that had to cut an oversize event. */
+  readonly onTruncated: (count: number) => void;
+}
+
+/** Formats every event of the buffer as DFTracer E2 lines (field order fixed by the format). */
+export function formatEvents(buf: EventBuffer, ctx: FormatContext): string {
+  const { interner, incMetadata, argsHead } = ctx;
+  const frag = interner.kindFrag;
+  const keyFrag = interner.keyFrag;
+  let out = '';
+  let argStart = 0;
+  let tsHi = -1;
+  let tsHiText = '';
+  let truncated = 0;
+  for (let i = 0; i < buf.count; i++) {
+    // ts is ~1.7e15: printing its high and low halves separately avoids slow double-to-string.
+    const ts = buf.ts[i]!;
+    const hi = Math.floor(ts / 1e6);
+    if (hi !== tsHi) {
+      tsHi = hi;
+      tsHiText = String(hi);
+    }
+    const lo = ts - hi * 1e6;
+    let line =
+      '{"id":' + buf.id[i]! + frag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsHiText + String(lo + 1e6).slice(1) + ',"dur":' + buf.dur[i]!;
+    const argEnd = buf.argEnd[i]!;
+    if (incMetadata) {
+      line += argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
+      if (argEnd > argStart) line += formatArgs(buf, keyFrag, argStart, argEnd, Infinity);
+      line += '}}\n';
+      if (line.length > MAX_EVENT_BYTES / 3 && Buffer.byteLength(line) > MAX_EVENT_BYTES) {
+        line = truncateLine(buf, ctx, i, argStart, argEnd, line);
+        truncated++;
+      }
+    } else {
+      line += ',"ph":"X"}\n';
+    }
+    out += line;
+    argStart = argEnd;
+  }
+  if (truncated > 0) ctx.onTruncated(truncated);
+  return out;
+}
+
+function formatArgs(buf: EventBuffer, keyFrag: string[], from: number, to: number, maxString: number): string {
+  let s = '';
+  for (let j = from; j < to; j++) {
+    s += keyFrag[buf.argKey[j]!]!;
+    switch (buf.argTag[j]) {
+      case TAG_NUM:
+        s += numberText(buf.argNum[j]!);
+        break;
+      case TAG_STR: {
+        const v = buf.argObj[j]!;
+        s += jsonString(v.length > maxString ? cut(v, maxString) : v);
+        break;
+      }
+      case TAG_RAW: {
+        const v = buf.argObj[j]!;
+        s += v.length > maxString ? jsonString(cut(v, maxString)) : v;
+        break;
+      }
+      case TAG_TRUE:
+        s += 'true';
+        break;
+      case TAG_FALSE:
+        s += 'false';
+        break;
+      default:
+        s += 'null';
+    }
+  }
+  return s;
+}
+
+function cut(s: string, max: number): string {
+  // Never split a surrogate pair: a lone half would be escaped, not lost, but reads badly.
+  let end = max;
+  const c = s.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${s.slice(0, end)}…[truncated ${s.length - end} chars]`;
+}
+
+/** Cuts the string args of an oversize event until its line fits in MAX_EVENT_BYTES. */
+function truncateLine(buf: EventBuffer, ctx: FormatContext, i: number, from: number, to: number, line: string): string {
+  const head = line.slice(0, line.indexOf(ctx.argsHead));
+  const core = head + ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
+  for (let max = 4096; max >= 16; max >>= 2) {
+    const l = core + formatArgs(buf, ctx.interner.keyFrag, from, to, max) + '}}\n';
+    if (Buffer.byteLength(l) <= MAX_EVENT_BYTES) return l;
+  }
+  return core + ',"truncated":true}}\n';
+}

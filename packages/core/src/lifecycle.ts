@@ -1,0 +1,296 @@
+import { hostname as osHostname } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
+import { builtinPlugins } from './builtin-plugins.js';
+import { nowUs } from './clock.js';
+import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
+import { jsonString } from './event-buffer.js';
+import { dftHash } from './hash.js';
+import { TraceFile, type SharedFile } from './trace-file.js';
+import { ThreadTracer } from './tracer.js';
+import type { DFTracerConfig, Plugin, Teardown } from './types.js';
+
+declare const __DFTRACER_VERSION__: string | undefined;
+export const VERSION = typeof __DFTRACER_VERSION__ === 'string' ? __DFTRACER_VERSION__ : '0.0.0-dev';
+
+export interface InitOptions extends ConfigOptions {
+  /** Accepted for pydftracer compatibility; events always carry the real pid. */
+  processId?: number;
+  /** Plugins installed besides the built-in fs tracer. */
+  plugins?: readonly Plugin[];
+}
+
+/** What `initializeLog` returns: a handle that works the same whether tracing is on or off. */
+export interface DFTracerLogger {
+  /** The trace file, or null when tracing is off. */
+  readonly file: string | null;
+  readonly enabled: boolean;
+  finalize(): void;
+  getTime(): number;
+  logMetadata(key: string, value: unknown): void;
+}
+
+/** Per-thread state, shared by the ESM and CJS copies of this package through a global symbol. */
+interface CoreState {
+  tracer: ThreadTracer | null;
+  teardowns: Teardown[];
+  plugins: string[];
+  initCount: number;
+  hooked: boolean;
+  /** This thread created the file: it writes `end` and closes it; joined workers only flush. */
+  ownsFile: boolean;
+  /** Config of the last successful init, so integrations can ask whether tracing is wanted. */
+  config: DFTracerConfig | null;
+}
+
+const STATE_KEY = Symbol.for('dftracer.core.state');
+const SHARED_KEY = 'dftracer.core.shared';
+
+export function coreState(): CoreState {
+  const g = globalThis as { [STATE_KEY]?: CoreState };
+  return (g[STATE_KEY] ??= { tracer: null, teardowns: [], plugins: [], initCount: 0, hooked: false, ownsFile: false, config: null });
+}
+
+/** The active tracer of this thread, or null when tracing is off (not initialised or finalised). */
+export function activeTracer(): ThreadTracer | null {
+  const t = coreState().tracer;
+  return t !== null && t.active ? t : null;
+}
+
+/**
+ * Whether wrappers should be installed at decoration time: true once tracing is initialised, or
+ * when DFTRACER_ENABLE says it will be. With tracing off, decorators return the function itself.
+ */
+export function tracingWanted(): boolean {
+  const s = coreState();
+  if (s.tracer !== null) return s.tracer.active;
+  if (s.config !== null) return s.config.enable;
+  const v = process.env.DFTRACER_ENABLE?.trim().toLowerCase();
+  return v === '1' || v === 'true' || v === 'on' || v === 'yes';
+}
+
+interface SharedInit {
+  readonly shared: SharedFile;
+  readonly config: DFTracerConfig;
+  readonly hostname: string;
+}
+
+function execName(): string {
+  const script = process.argv[1];
+  return script ? basename(script) : 'DEFAULT';
+}
+
+/** `<prefix>-<H(exec-host-pid)>-app.pfw[.gz]`, with .pfw/.pfw.gz or another extension stripped. */
+export function traceFilePath(prefix: string, compression: boolean, identity: string): string {
+  const abs = resolve(prefix);
+  let stem = basename(abs);
+  if (stem.endsWith('.pfw.gz')) stem = stem.slice(0, -7);
+  else if (stem.endsWith('.pfw')) stem = stem.slice(0, -4);
+  else if (stem.lastIndexOf('.') > 0) stem = stem.slice(0, stem.lastIndexOf('.'));
+  return `${dirname(abs)}/${stem}-${dftHash(identity)}-app.pfw${compression ? '.gz' : ''}`;
+}
+
+function asctime(d: Date): string {
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getDay()]!;
+  const mon = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getMonth()]!;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${day} ${mon} ${String(d.getDate()).padStart(2, ' ')} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${d.getFullYear()}`;
+}
+
+const DISABLED_LOGGER: DFTracerLogger = Object.freeze({
+  file: null,
+  enabled: false,
+  finalize() {},
+  getTime: () => 0,
+  logMetadata() {},
+});
+
+function loggerFor(t: ThreadTracer): DFTracerLogger {
+  return {
+    file: t.file.shared.path,
+    enabled: true,
+    finalize,
+    getTime,
+    logMetadata,
+  };
+}
+
+function normaliseArgs(a: InitOptions | string | undefined, dataDir?: string | null, processId?: number): InitOptions {
+  if (a === undefined || a === null) return dataDir != null ? { dataDir } : {};
+  if (typeof a === 'string') {
+    const o: InitOptions = { logFile: a };
+    if (dataDir != null) o.dataDir = dataDir;
+    if (processId !== undefined) o.processId = processId;
+    return o;
+  }
+  if (typeof a !== 'object') throw new TypeError(`initializeLog: the first argument must be an options object or a log file path; got ${typeof a}`);
+  return a;
+}
+
+/**
+ * Starts tracing this process (or joins the process's trace from a worker thread). Idempotent:
+ * a second call returns the running logger. With DFTRACER_ENABLE off it creates nothing.
+ *
+ * `initializeLog({ logFile, dataDir, plugins, ... })` or, as in Python,
+ * `initializeLog(logFile, dataDir, processId)`.
+ */
+export function initializeLog(options?: InitOptions): DFTracerLogger;
+export function initializeLog(logFile?: string | null, dataDir?: string | null, processId?: number): DFTracerLogger;
+export function initializeLog(a?: InitOptions | string | null, dataDir?: string | null, processId?: number): DFTracerLogger {
+  const state = coreState();
+  if (state.tracer !== null && state.tracer.active) return loggerFor(state.tracer);
+  const options = normaliseArgs(a ?? undefined, dataDir, processId);
+  const inherited = isMainThread ? undefined : (getEnvironmentData(SHARED_KEY) as SharedInit | undefined);
+
+  let config: DFTracerConfig;
+  try {
+    config = inherited !== undefined && Object.keys(options).length === 0 ? inherited.config : resolveConfig(options);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    // Options passed in code are the caller's bug and throw; a bad variable must not break the program.
+    if (/^option /.test(e.message)) throw e;
+    process.stderr.write(`dftracer: ${e.message}; tracing is off\n`);
+    return DISABLED_LOGGER;
+  }
+  state.config = config;
+  if (!config.enable) return DISABLED_LOGGER;
+
+  const pid = process.pid;
+  const hostname = inherited?.hostname ?? osHostname();
+  let tracer: ThreadTracer;
+  try {
+    if (inherited !== undefined && isWorkerOfLiveFile(inherited)) {
+      state.ownsFile = false;
+      const file = TraceFile.join(inherited.shared);
+      tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
+    } else {
+      state.ownsFile = true;
+      state.initCount++;
+      let identity = `${execName()}-${hostname}-${pid}`;
+      if (!isMainThread) identity += `-t${threadId}`;
+      if (state.initCount > 1) identity += `-${state.initCount}`;
+      const path = traceFilePath(config.logFile, config.compression, identity);
+      const file = TraceFile.create(path, config.compression, config.compressionLevel);
+      tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : isMainThread ? pid : pid * 1000 + threadId, threadName: isMainThread ? 'main' : `worker ${threadId}`, hostname });
+      writeHeader(tracer, hostname);
+      if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
+    }
+  } catch (e) {
+    process.stderr.write(`dftracer: cannot create the trace file under ${JSON.stringify(config.logFile)}: ${(e as Error).message}; tracing is off\n`);
+    return DISABLED_LOGGER;
+  }
+
+  state.tracer = tracer;
+  state.teardowns = [];
+  state.plugins = [];
+  installPlugins(tracer, [...builtinPlugins(config), ...(options.plugins ?? [])]);
+  installHooks(state);
+  tracer.flush();
+  return loggerFor(tracer);
+}
+
+function isWorkerOfLiveFile(inherited: SharedInit): boolean {
+  return Atomics.load(new Int32Array(inherited.shared.sab, 0, 2), 1) === 0;
+}
+
+function writeHeader(t: ThreadTracer, hostname: string): void {
+  const pid = t.identity.pid;
+  const exec = execName();
+  const cmd = process.argv.join(';');
+  t.prepend(
+    '[\n' +
+      `{"name":"HH","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(hostname)},"value":"${t.hostHash}"}}\n` +
+      `{"name":"process_name","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(`${exec} (${pid})`)},"value":"process_name"}}\n`,
+  );
+  const cwd = t.hashFile(process.cwd());
+  const cmdHash = t.hashString(cmd);
+  const execHash = t.hashString(exec);
+  const ts = nowUs();
+  t.record(t.interner.kind('start', 'dftracer'), t.nextId(), t.identity.tid, ts, 0, 1, -1, {
+    cmd_hash: cmdHash,
+    exec_hash: execHash,
+    cwd,
+    version: VERSION,
+    date: asctime(new Date(ts / 1000)),
+    ppid: process.ppid,
+  });
+}
+
+function installPlugins(t: ThreadTracer, plugins: readonly Plugin[]): void {
+  const state = coreState();
+  for (const p of plugins) {
+    try {
+      const teardown = p.setup(t);
+      if (typeof teardown === 'function') state.teardowns.push(teardown);
+      if (!state.plugins.includes(p.name)) state.plugins.push(p.name);
+    } catch (e) {
+      t.log('WARN', `plugin ${p.name} failed to set up (${(e as Error).message}); it is skipped`);
+    }
+  }
+}
+
+/** Installs a plugin into the running tracer (for integrations loaded after initializeLog). */
+export function addPlugin(plugin: Plugin): boolean {
+  const t = activeTracer();
+  if (t === null) return false;
+  installPlugins(t, [plugin]);
+  return true;
+}
+
+function installHooks(state: CoreState): void {
+  if (state.hooked) return;
+  state.hooked = true;
+  process.on('beforeExit', () => activeTracer()?.flush());
+  process.on('exit', () => finalize());
+  const t = state.tracer;
+  if (t !== null && t.config.bindSignals && isMainThread) {
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      const onSignal = () => {
+        finalize();
+        // Alone on this signal: re-raise with the default action so the exit status is the signal's.
+        if (process.listenerCount(sig) === 1) {
+          process.removeListener(sig, onSignal);
+          process.kill(process.pid, sig);
+        }
+      };
+      process.on(sig, onSignal);
+    }
+  }
+}
+
+/**
+ * Flushes and closes the trace: plugins are torn down, the `end` event is written last. In a
+ * worker thread it flushes the thread's events into the process's file. Idempotent.
+ */
+export function finalize(): void {
+  const state = coreState();
+  const t = state.tracer;
+  if (t === null || !t.active) return;
+  for (const teardown of state.teardowns.splice(0).reverse()) {
+    try {
+      teardown();
+    } catch (e) {
+      t.log('WARN', `a plugin failed to tear down: ${(e as Error).message}`);
+    }
+  }
+  const ownsFile = state.ownsFile;
+  if (ownsFile) {
+    t.flush();
+    const numEvents = t.file.load(3);
+    t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
+  }
+  t.flush();
+  t.active = false;
+  if (ownsFile) t.file.close();
+  if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
+}
+
+/** Integer µs since the epoch on the tracer's clock; 0 when tracing is off (as upstream). */
+export function getTime(): number {
+  return activeTracer() === null ? 0 : nowUs();
+}
+
+/** Writes a `CM` metadata record (key, value) into the trace. */
+export function logMetadata(key: string, value: unknown): void {
+  activeTracer()?.metadata(String(key), value);
+}

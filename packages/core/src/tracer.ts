@@ -1,0 +1,398 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isAbsolute, resolve } from 'node:path';
+import { nowUs } from './clock.js';
+import { underPrefix } from './config.js';
+import { EventBuffer, Interner, formatEvents, jsonString, safeJson, type FormatContext } from './event-buffer.js';
+import { HashTable, dftHash } from './hash.js';
+import { COUNT_SLOT, ID_SLOT, type TraceFile } from './trace-file.js';
+import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
+
+/** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
+export interface SpanState extends Span {
+  async: boolean;
+  tid: number;
+  /** 1-based index on the sync stack, 0 for async spans. */
+  depth: number;
+  lane: number;
+  /** Opened by start()/using: may be stopped out of call order. */
+  readonly region: boolean;
+  open: boolean;
+}
+
+export interface ThreadIdentity {
+  readonly pid: number;
+  /** The tid of this thread's own track. */
+  readonly tid: number;
+  readonly threadName: string;
+  readonly hostname: string;
+}
+
+const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
+/** Ids are handed out to threads in blocks so threads of one file never share an id. */
+const ID_BLOCK = 4096;
+/** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
+const BYTES_PER_EVENT = 192;
+
+/**
+ * The tracer of one thread. All threads of a process write into the same TraceFile; each has its
+ * own buffer, nesting state and lanes.
+ */
+export class ThreadTracer implements Tracer {
+  readonly interner: Interner;
+  readonly hostHash: string;
+  active = true;
+  /** Events that arrived after finalize or after the file failed: counted, never written. */
+  dropped = 0;
+  /** Events this thread has handed to the file. */
+  written = 0;
+  truncated = 0;
+  private readonly buf: EventBuffer;
+  private readonly fmt: FormatContext;
+  private pendingMeta = '';
+  private readonly files = new HashTable();
+  private readonly strings = new HashTable();
+  private readonly warned = new Set<string>();
+
+  // Sync nesting: spans that end within the current synchronous stretch nest like a call stack.
+  private stackId = new Float64Array(64);
+  private stackLevel = new Int32Array(64);
+  private stackTid = new Float64Array(64);
+  private stackParent = new Float64Array(64);
+  /** 1 when a region was stopped while something above it still ran: skipped as a parent. */
+  private stackClosed = new Uint8Array(64);
+  private depth = 0;
+  private demotionQueued = false;
+  // Async nesting survives await through AsyncLocalStorage, created on first need (it costs every promise).
+  private als: AsyncLocalStorage<SpanState> | null = null;
+  // Resolved parent, filled by resolveParent() to avoid allocating on the hot path.
+  private pId = -1;
+  private pLevel = 0;
+  private pTid = 0;
+
+  private idNext = 0;
+  private idEnd = 0;
+  private readonly freeLanes: number[] = [];
+  private nextLane = 1;
+  private readonly namedTids = new Set<number>();
+
+  constructor(
+    readonly config: DFTracerConfig,
+    readonly file: TraceFile,
+    readonly identity: ThreadIdentity,
+  ) {
+    this.interner = new Interner(identity.pid);
+    this.hostHash = dftHash(identity.hostname);
+    const capacity = Math.max(1, Math.min(16384, Math.floor(config.writeBufferSize / BYTES_PER_EVENT)));
+    this.buf = new EventBuffer(capacity);
+    this.fmt = {
+      interner: this.interner,
+      incMetadata: config.incMetadata,
+      argsHead: `,"ph":"X","args":{"hhash":"${this.hostHash}","level":`,
+      onTruncated: (n) => {
+        this.truncated += n;
+        this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
+      },
+    };
+    this.nameTid(identity.tid, identity.threadName);
+  }
+
+  now(): number {
+    return nowUs();
+  }
+
+  // ---------------------------------------------------------------- nesting
+
+  private resolveParent(): void {
+    let d = this.depth;
+    while (d > 0 && this.stackClosed[d - 1] === 1) d--;
+    if (d > 0) {
+      this.pId = this.stackId[d - 1]!;
+      this.pLevel = this.stackLevel[d - 1]!;
+      this.pTid = this.stackTid[d - 1]!;
+      return;
+    }
+    const s = this.als === null ? undefined : this.als.getStore();
+    if (s !== undefined) {
+      this.pId = s.id;
+      this.pLevel = s.level;
+      // A finished async span's lane may belong to another span by now.
+      this.pTid = s.open ? s.tid : this.identity.tid;
+      return;
+    }
+    this.pId = -1;
+    this.pLevel = 0;
+    this.pTid = this.identity.tid;
+  }
+
+  private push(id: number, level: number, tid: number): number {
+    if (this.depth === this.stackId.length) this.growStack();
+    const d = this.depth++;
+    this.stackId[d] = id;
+    this.stackLevel[d] = level;
+    this.stackTid[d] = tid;
+    this.stackClosed[d] = 0;
+    return d + 1;
+  }
+
+  private growStack(): void {
+    const n = this.stackId.length * 2;
+    const id = new Float64Array(n);
+    id.set(this.stackId);
+    const lv = new Int32Array(n);
+    lv.set(this.stackLevel);
+    const tid = new Float64Array(n);
+    tid.set(this.stackTid);
+    const cl = new Uint8Array(n);
+    cl.set(this.stackClosed);
+    const pa = new Float64Array(n);
+    pa.set(this.stackParent);
+    this.stackParent = pa;
+    this.stackId = id;
+    this.stackLevel = lv;
+    this.stackTid = tid;
+    this.stackClosed = cl;
+  }
+
+  /**
+   * Leaves the sync stack entry at 1-based `depth` holding `id`. A call (wrapper, within) unwinds
+   * everything above it, like a call stack; a region stopped under something still running is
+   * only marked closed, so the running span above keeps its place.
+   */
+  private pop(depth: number, id: number, region: boolean): void {
+    const i = depth - 1;
+    if (i >= this.depth || this.stackId[i] !== id) return; // already gone (region demoted)
+    if (region && i !== this.depth - 1) {
+      this.stackClosed[i] = 1;
+      return;
+    }
+    this.depth = i;
+    while (this.depth > 0 && this.stackClosed[this.depth - 1] === 1) this.depth--;
+  }
+
+  /**
+   * A region (start()/stop()) may stay open past the current synchronous stretch; once the stack
+   * unwinds, it must not stay the parent of unrelated code, so open regions leave the stack at the
+   * next microtask checkpoint (where every sync wrapper has returned).
+   */
+  private queueDemotion(): void {
+    if (this.demotionQueued) return;
+    this.demotionQueued = true;
+    queueMicrotask(() => {
+      this.demotionQueued = false;
+      this.depth = 0;
+    });
+  }
+
+  private asyncStorage(): AsyncLocalStorage<SpanState> {
+    return (this.als ??= new AsyncLocalStorage<SpanState>());
+  }
+
+  nextId(): number {
+    if (this.idNext === this.idEnd) {
+      const block = this.file.add(ID_SLOT, 1);
+      this.idNext = block * ID_BLOCK + 1;
+      this.idEnd = this.idNext + ID_BLOCK;
+    }
+    return this.idNext++;
+  }
+
+  private allocLane(): number {
+    return this.freeLanes.pop() ?? this.nextLane++;
+  }
+
+  laneTid(lane: number): number {
+    const tid = this.config.disableTids ? lane : this.identity.tid * 10000 + lane;
+    if (!this.namedTids.has(tid)) this.nameTid(tid, `${this.identity.threadName} async ${lane}`);
+    return tid;
+  }
+
+  // ---------------------------------------------------------------- Tracer
+
+  enter(options?: EnterOptions): SpanState {
+    const start = options?.start ?? nowUs();
+    this.resolveParent();
+    const id = this.nextId();
+    const level = this.pLevel + 1;
+    if (options?.async) {
+      const lane = this.allocLane();
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
+    }
+    const depth = this.push(id, level, this.pTid);
+    this.stackParent[depth - 1] = this.pId;
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region: false, open: true };
+  }
+
+  /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
+  enterRegion(): SpanState {
+    const s = this.enter();
+    this.queueDemotion();
+    return { ...s, region: true };
+  }
+
+  /** Closes a span without writing it (an iteration that produced no item). */
+  discard(span: SpanState): void {
+    if (!span.open) return;
+    span.open = false;
+    if (span.async) this.freeLanes.push(span.lane);
+    else this.pop(span.depth, span.id, span.region);
+  }
+
+  exit(span: Span, name: string, cat: string, args?: Args): void {
+    this.exitKind(span as SpanState, this.interner.kind(name, cat), args);
+  }
+
+  exitKind(span: SpanState, kind: number, args?: Args, end: number = nowUs()): void {
+    if (!span.open) return;
+    span.open = false;
+    if (span.async) this.freeLanes.push(span.lane);
+    else this.pop(span.depth, span.id, span.region);
+    this.record(kind, span.id, span.tid, span.start, end - span.start, span.level, span.parentId, args);
+  }
+
+  /**
+   * Turns a sync span whose function returned a promise into an async span, in place (the
+   * AsyncLocalStorage store may hold it): it leaves the stack and takes a lane of its own until
+   * the promise settles.
+   */
+  toAsync(span: SpanState): void {
+    this.pop(span.depth, span.id, false);
+    span.lane = this.allocLane();
+    span.tid = this.laneTid(span.lane);
+    span.depth = 0;
+    span.async = true;
+  }
+
+  /** Runs fn with span as the async context (continuations after await see it as parent). */
+  runIn<T>(span: SpanState, fn: () => T): T {
+    return this.asyncStorage().run(span, fn);
+  }
+
+  // Allocation-free pair for sync wrappers: the entry on the stack holds everything the event needs.
+
+  /** Opens a sync span; returns its 1-based stack depth for exitFast. */
+  enterFast(): number {
+    this.resolveParent();
+    const id = this.nextId();
+    const d = this.push(id, this.pLevel + 1, this.pTid);
+    this.stackParent[d - 1] = this.pId;
+    return d;
+  }
+
+  /** Closes the sync span at `depth` and records it. */
+  exitFast(depth: number, kind: number, start: number, args: Args | undefined): void {
+    const end = nowUs();
+    const i = depth - 1;
+    this.record(kind, this.stackId[i]!, this.stackTid[i]!, start, end - start, this.stackLevel[i]!, this.stackParent[i]!, args);
+    this.pop(depth, this.stackId[i]!, false);
+  }
+
+  /** The span at `depth` as an object (when a sync wrapper finds its function returned a promise). */
+  spanAt(depth: number, start: number): SpanState {
+    const i = depth - 1;
+    return { id: this.stackId[i]!, level: this.stackLevel[i]!, parentId: this.stackParent[i]!, start, async: false, tid: this.stackTid[i]!, depth, lane: 0, region: false, open: true };
+  }
+
+  within<T>(span: Span, fn: () => T): T {
+    const s = span as SpanState;
+    const depth = this.push(s.id, s.level, s.tid);
+    this.stackParent[depth - 1] = s.parentId;
+    try {
+      return this.asyncStorage().run(s, fn);
+    } finally {
+      this.pop(depth, s.id, false);
+    }
+  }
+
+  emit(name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    this.emitKind(this.interner.kind(name, cat), ts, dur, args);
+  }
+
+  emitKind(kind: number, ts: number, dur: number, args?: Args): void {
+    this.resolveParent();
+    this.record(kind, this.nextId(), this.pTid, ts, dur, this.pLevel + 1, this.pId, args);
+  }
+
+  hashFile(path: string): string {
+    return this.files.get(path, (h) => this.meta('FH', this.identity.tid, path, h));
+  }
+
+  hashString(s: string): string {
+    return this.strings.get(s, (h) => this.meta('SH', this.identity.tid, s, h));
+  }
+
+  metadata(key: string, value: unknown): void {
+    this.meta('CM', this.identity.tid, key, typeof value === 'string' ? value : safeJson(value));
+  }
+
+  isTraced(path: string): boolean {
+    const p = isAbsolute(path) ? resolve(path) : resolve(process.cwd(), path);
+    if (p === this.file.shared.path) return false;
+    if (this.config.traceAll) return true;
+    const dirs = this.config.dataDirs;
+    for (let i = 0; i < dirs.length; i++) if (underPrefix(p, dirs[i]!)) return true;
+    return false;
+  }
+
+  log(level: LogLevel, message: string): void {
+    if (LOG_ORDER[level] <= LOG_ORDER[this.config.logLevel]) process.stderr.write(`dftracer: ${level}: ${message}\n`);
+  }
+
+  warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log('WARN', message);
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  record(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined): void {
+    if (!this.active) {
+      this.dropped++;
+      return;
+    }
+    this.buf.push(kind, id, tid, ts, dur, level, pidx, args, this.interner);
+    if (this.buf.full) this.flush();
+  }
+
+  /** A metadata record: written with the next flush, no id and no ts (DFTracer layout). */
+  meta(name: string, tid: number, argName: string, value: string): void {
+    if (!this.active) return;
+    this.pendingMeta +=
+      `{"name":${jsonString(name)},"cat":"dftracer","pid":${this.identity.pid},"tid":${tid},"ph":"M",` +
+      `"args":{"hhash":"${this.hostHash}","name":${jsonString(argName)},"value":${jsonString(value)}}}\n`;
+    if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
+  }
+
+  private nameTid(tid: number, name: string): void {
+    this.namedTids.add(tid);
+    this.meta('thread_name', tid, name, String(tid));
+  }
+
+  /** Text that must precede everything else this thread writes (the `[` line and the header). */
+  prepend(text: string): void {
+    this.pendingMeta = text + this.pendingMeta;
+  }
+
+  /** Formats and writes everything buffered as one member. */
+  flush(): void {
+    const n = this.buf.count;
+    if (n === 0 && this.pendingMeta === '') return;
+    let text: string;
+    try {
+      text = this.pendingMeta + formatEvents(this.buf, this.fmt);
+    } finally {
+      this.pendingMeta = '';
+      this.buf.reset();
+    }
+    if (this.file.write(text)) {
+      this.written += n;
+      this.file.add(COUNT_SLOT, n);
+      return;
+    }
+    this.dropped += n;
+    if (this.file.failed !== null) {
+      this.active = false;
+      this.log('WARN', `writing ${this.file.shared.path} failed (${this.file.failed}); tracing stopped, the program goes on`);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The contract between the core and every plugin (fs, ai, dynamo, profiler).
+ * Kept small and stable: integrations depend on these types only.
+ */
+
+/** A value that can be written as an event argument. Non-finite numbers, bigints and others are
+ * written with the documented replacements of `formatArgValue` (see format.ts). */
+export type ArgValue = string | number | boolean | bigint | null | undefined | readonly unknown[] | object;
+
+export type Args = Readonly<Record<string, ArgValue>>;
+
+/** The effective configuration of a tracer (DFTRACER_* variables merged with code options). */
+export interface DFTracerConfig {
+  /** DFTRACER_ENABLE: nothing is traced and no file is created unless true. */
+  readonly enable: boolean;
+  /** DFTRACER_LOG_FILE or the `logFile` option: the prefix of the trace file name. */
+  readonly logFile: string;
+  /** DFTRACER_DATA_DIR: absolute path prefixes whose files are traced; empty when `traceAll`. */
+  readonly dataDirs: readonly string[];
+  /** DFTRACER_DATA_DIR=all. */
+  readonly traceAll: boolean;
+  /** DFTRACER_INC_METADATA: write `args` (hashes, level, p_idx, user args). */
+  readonly incMetadata: boolean;
+  /** DFTRACER_DISABLE_IO: do not install the fs I/O plugin. */
+  readonly disableIo: boolean;
+  /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
+  readonly compression: boolean;
+  /** DFTRACER_COMPRESSION_LEVEL: zlib level 1–9. */
+  readonly compressionLevel: number;
+  /** DFTRACER_WRITE_BUFFER_SIZE: bytes of formatted events held before a flush. */
+  readonly writeBufferSize: number;
+  /** DFTRACER_BIND_SIGNALS: flush on SIGINT/SIGTERM and re-raise. */
+  readonly bindSignals: boolean;
+  /** DFTRACER_LOG_LEVEL: the tracer's own messages on stderr. */
+  readonly logLevel: LogLevel;
+  /** DFTRACER_DISABLE_TIDS: write tid 0 (lanes keep small distinct tids). */
+  readonly disableTids: boolean;
+}
+
+export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
+
+/**
+ * An open span: its id and nesting position are fixed when it is entered; its event is written when
+ * it is exited. Obtain one from `Tracer.enter()`.
+ */
+export interface Span {
+  readonly id: number;
+  readonly level: number;
+  /** The parent's id, -1 at the top. */
+  readonly parentId: number;
+  /** Start time, integer µs since the epoch. */
+  readonly start: number;
+  /** Whether the span may outlive the current synchronous stretch (it then gets its own lane tid). */
+  readonly async: boolean;
+}
+
+export interface EnterOptions {
+  /**
+   * The span crosses ticks (an async function, an fs callback or promise operation). Async spans
+   * are written on a lane tid of their own so overlapping operations never overlap on one track.
+   */
+  readonly async?: boolean;
+  /** Start time to record instead of now (µs). */
+  readonly start?: number;
+}
+
+/** What every plugin and user API writes through. One per thread; all threads share one file. */
+export interface Tracer {
+  readonly config: DFTracerConfig;
+  /** Integer µs since the epoch, from a monotonic clock anchored once. */
+  now(): number;
+  /**
+   * Opens a span under the current context. Sync spans become the current context until exited;
+   * async spans become current only inside `within(span, fn)`.
+   */
+  enter(options?: EnterOptions): Span;
+  /** Closes a span and writes its complete event (ts = span.start, dur = now - start). */
+  exit(span: Span, name: string, cat: string, args?: Args): void;
+  /** Runs fn with `span` as the current context, across awaits (AsyncLocalStorage). */
+  within<T>(span: Span, fn: () => T): T;
+  /** Writes a complete event measured by the caller, as a child of the current context. */
+  emit(name: string, cat: string, ts: number, dur: number, args?: Args): void;
+  /** H(path) for a file, writing its `FH` metadata record the first time. */
+  hashFile(path: string): string;
+  /** H(s) for a string, writing its `SH` metadata record the first time. */
+  hashString(s: string): string;
+  /** A `CM` metadata record (user key/value). */
+  metadata(key: string, value: unknown): void;
+  /** Whether I/O on this path is traced (DFTRACER_DATA_DIR, never the trace file itself). */
+  isTraced(path: string): boolean;
+  /** The tracer's own diagnostics on stderr, filtered by DFTRACER_LOG_LEVEL. */
+  log(level: LogLevel, message: string): void;
+}
+
+/** How a plugin unhooks itself at finalize. */
+export type Teardown = () => void;
+
+export interface Plugin {
+  /** Listed in the end event's `plugins` arg, e.g. "posix", "ai", "dynamo", "PP". */
+  readonly name: string;
+  setup(tracer: Tracer): Teardown | void;
+}
