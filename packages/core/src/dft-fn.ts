@@ -86,6 +86,9 @@ export class DftFn {
     this.name = name ?? callerName() ?? cat;
     this.enabled = options.enable ?? true;
     this.update(options);
+    // Decorators are called without a receiver: `@d.log` must work as well as `d.log(fn)`.
+    this.log = this.log.bind(this) as DftFn['log'];
+    this.logInit = this.logInit.bind(this) as DftFn['logInit'];
   }
 
   /** Sets the step coordinates and custom args written with later events. Returns this. */

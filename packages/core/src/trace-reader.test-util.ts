@@ -1,0 +1,154 @@
+/** Test support: run real node programs and read back the traces they write. Not shipped. */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync, inflateRawSync } from 'node:zlib';
+
+export const CORE_DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+export const REGISTER_DIST = fileURLToPath(new URL('../dist/register.js', import.meta.url));
+
+export interface TraceEvent {
+  id?: number;
+  name: string;
+  cat: string;
+  pid: number;
+  tid: number;
+  ts?: number;
+  dur?: number;
+  ph: 'X' | 'M';
+  args?: Record<string, unknown>;
+}
+
+export interface Trace {
+  lines: string[];
+  events: TraceEvent[];
+  complete: TraceEvent[];
+  meta: TraceEvent[];
+}
+
+export function tempDir(prefix = 'dft-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Writes `source` as an ES module in `dir` and runs it with node; CORE is replaced by the dist path. */
+export function runModule(dir: string, source: string, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): SpawnSyncReturns<string> {
+  const file = join(dir, `app-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source.replaceAll('CORE', JSON.stringify(CORE_DIST)));
+  return spawnSync(process.execPath, [...nodeArgs, file], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...cleanEnv(), ...env },
+    timeout: 60_000,
+  });
+}
+
+/** The environment without any DFTRACER_* the test runner may have. */
+export function cleanEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DFTRACER_') && v !== undefined) out[k] = v;
+  return out;
+}
+
+export function traceFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.pfw') || f.endsWith('.pfw.gz'))
+    .map((f) => join(dir, f));
+}
+
+/** Counts the gzip members of a file (each flush writes one). */
+export function countGzipMembers(buf: Buffer): number {
+  let n = 0;
+  let off = 0;
+  while (off < buf.length) {
+    const body = off + headerLength(buf, off);
+    const res = inflateRawSync(buf.subarray(body), { info: true }) as unknown as { engine: { bytesWritten: number } };
+    off = body + res.engine.bytesWritten + 8; // + CRC32 and ISIZE
+    n++;
+  }
+  return n;
+}
+
+function headerLength(buf: Buffer, off: number): number {
+  if (buf[off] !== 0x1f || buf[off + 1] !== 0x8b) throw new Error(`no gzip member at byte ${off}`);
+  const flags = buf[off + 3]!;
+  let p = off + 10;
+  if (flags & 4) p += 2 + buf.readUInt16LE(p);
+  if (flags & 8) while (buf[p++] !== 0);
+  if (flags & 16) while (buf[p++] !== 0);
+  if (flags & 2) p += 2;
+  return p - off;
+}
+
+export function readTrace(file: string): Trace {
+  const raw = readFileSync(file);
+  const text = file.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (lines[0] !== '[') throw new Error(`${file}: first line is ${JSON.stringify(lines[0])}, not "["`);
+  const events = lines.slice(1).map((l, i) => {
+    try {
+      return JSON.parse(l) as TraceEvent;
+    } catch (e) {
+      throw new Error(`${file}:${i + 2}: ${(e as Error).message}: ${l.slice(0, 200)}`);
+    }
+  });
+  return { lines, events, complete: events.filter((e) => e.ph === 'X'), meta: events.filter((e) => e.ph === 'M') };
+}
+
+/** Checks the invariants every trace must hold; returns the problems found. */
+export function traceProblems(t: Trace): string[] {
+  const problems: string[] = [];
+  const byId = new Map<number, TraceEvent>();
+  for (const e of t.complete) {
+    if (byId.has(e.id!)) problems.push(`duplicate id ${e.id}`);
+    byId.set(e.id!, e);
+    const keys = Object.keys(e).join(',');
+    const want = e.args === undefined ? 'id,name,cat,pid,tid,ts,dur,ph' : 'id,name,cat,pid,tid,ts,dur,ph,args';
+    if (keys !== want) problems.push(`field order of ${e.name}: ${keys}`);
+    if (!Number.isInteger(e.ts) || !Number.isInteger(e.dur) || e.dur! < 0) problems.push(`bad ts/dur on ${e.name}`);
+  }
+  for (const e of t.meta) if (Object.keys(e).join(',') !== 'name,cat,pid,tid,ph,args') problems.push(`metadata field order ${Object.keys(e).join(',')}`);
+  const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args!.value));
+  for (const e of t.complete) {
+    const a = e.args;
+    if (a === undefined) continue;
+    if (a.fhash !== undefined && !fh.has(a.fhash)) problems.push(`unresolved fhash on ${e.name} ${e.id}`);
+    const p = a.p_idx as number;
+    if (p === -1) {
+      if (a.level !== 1) problems.push(`top-level ${e.name} ${e.id} has level ${String(a.level)}`);
+      continue;
+    }
+    const parent = byId.get(p);
+    if (parent === undefined) {
+      problems.push(`${e.name} ${e.id}: parent ${p} missing`);
+      continue;
+    }
+    if (a.level !== (parent.args!.level as number) + 1) problems.push(`${e.name} ${e.id}: level ${String(a.level)} under parent level ${String(parent.args!.level)}`);
+    if (e.ts! < parent.ts! || e.ts! + e.dur! > parent.ts! + parent.dur!) problems.push(`${e.name} ${e.id} [${e.ts},+${e.dur}] pokes out of parent ${parent.name} ${parent.id} [${parent.ts},+${parent.dur}]`);
+  }
+  // Slices on one track are disjoint or nested.
+  const tracks = new Map<string, TraceEvent[]>();
+  for (const e of t.complete) {
+    const k = `${e.pid}/${e.tid}`;
+    if (!tracks.has(k)) tracks.set(k, []);
+    tracks.get(k)!.push(e);
+  }
+  for (const [k, evs] of tracks) {
+    evs.sort((a, b) => a.ts! - b.ts! || b.dur! - a.dur!);
+    const open: number[] = [];
+    for (const e of evs) {
+      while (open.length > 0 && open[open.length - 1]! <= e.ts!) open.pop();
+      const end = e.ts! + e.dur!;
+      if (open.length > 0 && end > open[open.length - 1]!) problems.push(`track ${k}: ${e.name} ${e.id} overlaps an enclosing slice without nesting`);
+      open.push(end);
+    }
+  }
+  const end = t.complete[t.complete.length - 1];
+  if (end?.name === 'end' && end.args !== undefined) {
+    const before = t.complete.length - 1;
+    if (end.args?.num_events !== before) problems.push(`end.num_events ${String(end.args?.num_events)} but ${before} events before it`);
+  }
+  return problems;
+}
