@@ -1,0 +1,1 @@
+export { fsPlugin } from './plugin.js';

@@ -1,0 +1,165 @@
+import type { Args, Span, Tracer } from '../types.js';
+import { toAbsolutePath } from './paths.js';
+
+/** Every event of this plugin has this category (DFTracer's name for libc I/O). */
+export const CAT = 'POSIX';
+
+/** What an fd or FileHandle opened on a traced path maps to; its identity marks one open. */
+export interface FdEntry {
+  readonly fhash: string;
+}
+
+const ASYNC = Object.freeze({ async: true });
+
+type ExitAt = (span: Span, name: string, cat: string, args: Args | undefined, end?: number) => void;
+
+/**
+ * The state of one installation of the fs plugin: the tracer, the fds and FileHandles opened on
+ * traced paths, and the recursion guard. Wrappers close over one FsState; after teardown it is
+ * `off`, so wrappers someone kept a reference to (`const { readSync } = require('fs')`) pass
+ * straight through.
+ */
+export class FsState {
+  /**
+   * > 0 while inside a wrapped call whose inner fs calls belong to it (Node's readFile/rm/realpath...
+   * implementations call the exported functions), and permanently after teardown: wrappers then
+   * call the original and record nothing.
+   */
+  quiet = 0;
+  /**
+   * Counts the exported openSync/readSync/writeSync calls. A whole-file helper compares it before
+   * and after to learn whether Node went through the exports (their wrappers recorded the real
+   * operations) or did the work natively (the helper records the operations itself).
+   */
+  calls = 0;
+  /** fd → entry, for fds returned by an open of a traced path; removed on close. */
+  readonly fds = new Map<number, FdEntry>();
+  /** FileHandle → entry, for handles returned by fs.promises.open of a traced path. */
+  readonly handles = new WeakMap<object, FdEntry>();
+  /**
+   * Paths of in-flight async calls that are reported as one event (rm, rmdir, realpath callback and
+   * promise forms): Node implements them with further exported calls on the path, its ancestors
+   * and its descendants, some after a tick, where `quiet` no longer holds. Those calls are theirs.
+   */
+  readonly scopes: string[] = [];
+  /**
+   * readFileSync (Buffer result) calls the exported openSync/readSync/closeSync, but sizes its
+   * buffer with an fstat on the internal binding. The fstat is reported from the gap between the
+   * open (or the call, for an fd) and the first read or close of that fd.
+   */
+  gapFd = -1;
+  gapStart = 0;
+  gapEnd = -1;
+  off = false;
+  private warned = false;
+  private readonly exitAt: ExitAt;
+
+  constructor(readonly tracer: Tracer) {
+    this.exitAt = tracer.exit as ExitAt;
+  }
+
+  /** The fhash of a path argument when I/O on it is traced, else undefined. Never throws. */
+  pathHash(p: unknown): string | undefined {
+    const abs = toAbsolutePath(p);
+    if (abs === undefined) return undefined;
+    return this.absHash(abs);
+  }
+
+  absHash(abs: string): string | undefined {
+    if (this.scopes.length !== 0 && this.inScope(abs)) return undefined;
+    try {
+      return this.tracer.isTraced(abs) ? this.tracer.hashFile(abs) : undefined;
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+  }
+
+  /** fhash for a path that is reported whether or not it is traced (the other side of a rename). */
+  hashAlways(p: unknown): string | undefined {
+    const abs = toAbsolutePath(p);
+    if (abs === undefined) return undefined;
+    try {
+      return this.tracer.hashFile(abs);
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+  }
+
+  private inScope(abs: string): boolean {
+    for (let i = 0; i < this.scopes.length; i++) {
+      const s = this.scopes[i]!;
+      if (abs === s) return true;
+      if (abs.length > s.length ? abs.startsWith(s) && (s === '/' || abs.charCodeAt(s.length) === 47) : s.startsWith(abs) && (abs === '/' || s.charCodeAt(abs.length) === 47)) return true;
+    }
+    return false;
+  }
+
+  /** Adds a scope for an in-flight async call; returns the path to hand to `unscope`. */
+  scope(p: unknown): string | undefined {
+    const abs = toAbsolutePath(p);
+    if (abs !== undefined) this.scopes.push(abs);
+    return abs;
+  }
+
+  unscope(abs: string | undefined): void {
+    if (abs === undefined) return;
+    const i = this.scopes.lastIndexOf(abs);
+    if (i !== -1) this.scopes.splice(i, 1);
+  }
+
+  now(): number {
+    return this.tracer.now();
+  }
+
+  /** A sync operation measured by the caller, [t0, t1]. */
+  emit(name: string, t0: number, t1: number, args: Args): void {
+    try {
+      this.tracer.emit(name, CAT, t0, t1 - t0, args);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Opens an async span at the call; undefined if the tracer failed (the call goes on untraced). */
+  begin(): Span | undefined {
+    try {
+      return this.tracer.enter(ASYNC);
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+  }
+
+  /** Closes an async span: written now, or ending at `end` when given. */
+  end(span: Span, name: string, args: Args, end?: number): void {
+    try {
+      if (end === undefined) this.tracer.exit(span, name, CAT, args);
+      else this.exitAt.call(this.tracer, span, name, CAT, args, end);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** An async event whose bounds are known after the fact: [start, end] on a lane of its own. */
+  put(name: string, start: number, end: number, args: Args): void {
+    try {
+      const span = this.tracer.enter({ async: true, start });
+      this.exitAt.call(this.tracer, span, name, CAT, args, end);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Tracing code must never throw into the program: the first failure is logged, all are skipped. */
+  fail(e: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    try {
+      this.tracer.log('WARN', `fs tracing skipped an event after an internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    } catch {
+      // nothing left to report through
+    }
+  }
+}

@@ -1,0 +1,211 @@
+/* eslint-disable prefer-rest-params -- `arguments` forwards the exact argument count (Node's
+   readSync and read branch on arguments.length) without allocating, which rest params do not. */
+import type { Args } from '../types.js';
+import { io, parseReadSync, parseVector, parseWrite } from './args.js';
+import { dress, type AnyFn } from './identity.js';
+import { createsFile, fileMode, openFlags } from './paths.js';
+import { opArgs, target, type OpSpec } from './specs.js';
+import type { FdEntry, FsState } from './state.js';
+
+/*
+ * Sync wrappers. Each measures [t0, t1] around the original and emits one event in `finally`, so
+ * the return value and any exception reach the caller untouched. The hot ones (open, read, write,
+ * close) are written out by hand: no closure, no rest array, one Map lookup per fd call.
+ */
+
+export function openArgs(fhash: string, flags: unknown, mode: unknown, ret: number): Args {
+  const f = openFlags(flags, 'r');
+  return createsFile(f) ? { fhash, flags: f, mode: fileMode(mode, 0o666), ret } : { fhash, flags: f, ret };
+}
+
+export function openSync(st: FsState, orig: AnyFn): AnyFn {
+  return dress(function openSync(this: unknown, path: unknown, flags: unknown, mode: unknown) {
+    st.calls++;
+    if (st.quiet !== 0) return orig.apply(this, arguments as never);
+    const fhash = st.pathHash(path);
+    if (fhash === undefined) {
+      const fd = orig.apply(this, arguments as never) as number;
+      st.fds.delete(fd); // this fd number no longer means an earlier traced file
+      return fd;
+    }
+    const t0 = st.now();
+    let fd = -1;
+    try {
+      fd = orig.apply(this, arguments as never) as number;
+      return fd;
+    } finally {
+      const t1 = st.now();
+      if (fd >= 0) {
+        st.fds.set(fd, { fhash });
+        if (st.gapFd === -2) {
+          st.gapFd = fd; // readFileSync: its fstat follows this open
+          st.gapStart = t1;
+        }
+      }
+      st.emit('open', t0, t1, openArgs(fhash, flags, mode, fd));
+    }
+  }, orig);
+}
+
+export function closeSync(st: FsState, orig: AnyFn): AnyFn {
+  return dress(function closeSync(this: unknown, fd: number) {
+    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
+    if (e === undefined) return orig.apply(this, arguments as never);
+    const t0 = st.now();
+    if (st.gapFd === fd) st.gapEnd = t0; // readFileSync closes before reading only when its fstat failed
+    let ok = false;
+    try {
+      const r = orig.apply(this, arguments as never);
+      ok = true;
+      return r;
+    } finally {
+      if (st.fds.get(fd) === e) st.fds.delete(fd); // the fd is released even when close fails
+      st.emit('close', t0, st.now(), { fhash: e.fhash, ret: ok ? 0 : -1 });
+    }
+  }, orig);
+}
+
+/** readFileSync's fstat, reported in the gap before the first read of its fd. */
+function gapFstat(st: FsState, e: FdEntry, t: number): void {
+  st.gapFd = -1;
+  st.emit('fstat', st.gapStart, t, { fhash: e.fhash, ret: 0 });
+}
+
+export function readSync(st: FsState, orig: AnyFn): AnyFn {
+  return dress(function readSync(this: unknown, fd: number, buffer: unknown, offsetOrOptions: unknown, length: unknown, position: unknown) {
+    st.calls++;
+    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
+    if (e === undefined) return orig.apply(this, arguments as never);
+    let count: number;
+    let pos: number;
+    try {
+      parseReadSync(buffer, offsetOrOptions, length, position, arguments.length);
+      count = io.count;
+      pos = io.pos;
+    } catch (err) {
+      st.fail(err);
+      return orig.apply(this, arguments as never);
+    }
+    const t0 = st.now();
+    if (st.gapFd === fd) gapFstat(st, e, t0);
+    let ret = -1;
+    try {
+      ret = orig.apply(this, arguments as never) as number;
+      return ret;
+    } finally {
+      const t1 = st.now();
+      if (pos < 0) st.emit('read', t0, t1, { fhash: e.fhash, count, ret });
+      else st.emit('pread', t0, t1, { fhash: e.fhash, count, offset: pos, ret });
+    }
+  }, orig);
+}
+
+export function writeSync(st: FsState, orig: AnyFn): AnyFn {
+  return dress(function writeSync(this: unknown, fd: number, buffer: unknown, offsetOrOptions: unknown, length: unknown, position: unknown) {
+    st.calls++;
+    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
+    if (e === undefined) return orig.apply(this, arguments as never);
+    let count: number;
+    let pos: number;
+    try {
+      parseWrite(buffer, offsetOrOptions, length, position, false);
+      count = io.count;
+      pos = io.pos;
+    } catch (err) {
+      st.fail(err);
+      return orig.apply(this, arguments as never);
+    }
+    const t0 = st.now();
+    let ret = -1;
+    try {
+      ret = orig.apply(this, arguments as never) as number;
+      return ret;
+    } finally {
+      const t1 = st.now();
+      if (pos < 0) st.emit('write', t0, t1, { fhash: e.fhash, count, ret });
+      else st.emit('pwrite', t0, t1, { fhash: e.fhash, count, offset: pos, ret });
+    }
+  }, orig);
+}
+
+/** readvSync / writevSync: readv/preadv, writev/pwritev. */
+export function vectorSync(st: FsState, orig: AnyFn, name: 'readv' | 'writev'): AnyFn {
+  const positioned = name === 'readv' ? 'preadv' : 'pwritev';
+  return dress(function (this: unknown, fd: number, buffers: unknown, position: unknown) {
+    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
+    if (e === undefined) return orig.apply(this, arguments as never);
+    let count: number;
+    let pos: number;
+    try {
+      parseVector(buffers, position);
+      count = io.count;
+      pos = io.pos;
+    } catch (err) {
+      st.fail(err);
+      return orig.apply(this, arguments as never);
+    }
+    const t0 = st.now();
+    let ret = -1;
+    try {
+      ret = orig.apply(this, arguments as never) as number;
+      return ret;
+    } finally {
+      const t1 = st.now();
+      if (pos < 0) st.emit(name, t0, t1, { fhash: e.fhash, count, ret });
+      else st.emit(positioned, t0, t1, { fhash: e.fhash, count, offset: pos, ret });
+    }
+  }, orig);
+}
+
+/**
+ * Every other sync operation: one event named by its spec. Calls the original with `quiet` raised,
+ * so the exported functions Node uses inside (rmSync → lstatSync/unlinkSync, truncateSync →
+ * openSync/ftruncateSync/closeSync) are part of this one event.
+ */
+export function genericSync(st: FsState, orig: AnyFn, spec: OpSpec): AnyFn {
+  const extraAt = spec.on === 'two' || spec.on === 'symlink' ? 2 : 1;
+  return dress(function (this: unknown) {
+    if (st.quiet !== 0) return orig.apply(this, arguments as never);
+    // truncateSync(fd) (deprecated) is ftruncateSync: let that wrapper report it.
+    if (spec.on === 'path' && typeof arguments[0] === 'number') return orig.apply(this, arguments as never);
+    const fhash = target.of(st, spec, arguments);
+    if (fhash === undefined) return orig.apply(this, arguments as never);
+    const second = target.second;
+    const t0 = st.now();
+    let ok = false;
+    let result: unknown;
+    st.quiet++;
+    try {
+      result = orig.apply(this, arguments as never);
+      ok = true;
+      return result;
+    } finally {
+      st.quiet--;
+      const t1 = st.now();
+      let args: Args | undefined;
+      try {
+        args = opArgs(st, spec, fhash, second, arguments[extraAt], ok, result);
+      } catch (err) {
+        st.fail(err);
+      }
+      if (args !== undefined) st.emit(spec.ev, t0, t1, args);
+    }
+  }, orig);
+}
+
+/** existsSync is access(F_OK) that answers a boolean instead of throwing. */
+export function existsSync(st: FsState, orig: AnyFn): AnyFn {
+  return dress(function existsSync(this: unknown, path: unknown) {
+    if (st.quiet !== 0) return orig.apply(this, arguments as never);
+    const fhash = st.pathHash(path);
+    if (fhash === undefined) return orig.apply(this, arguments as never);
+    const t0 = st.now();
+    let found = false;
+    try {
+      found = orig.apply(this, arguments as never) as boolean;
+      return found;
+    } finally {
+      st.emit('access', t0, st.now(), { fhash, mode: 0, ret: found ? 0 : -1 });
+    }
+  }, orig);
+}
