@@ -4,7 +4,8 @@ import { defineConfig } from 'tsup';
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/register.ts'],
+  entry: ['src/index.ts', 'src/register.ts', 'src/writer-entry.ts'],
+  shims: true,
   format: ['esm', 'cjs'],
   dts: { entry: 'src/index.ts' },
   sourcemap: true,

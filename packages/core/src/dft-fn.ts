@@ -40,7 +40,7 @@ export interface Region {
   [Symbol.dispose](): void;
 }
 
-type AnyFn = (this: unknown, ...args: any[]) => unknown;
+type AnyFn = (...args: any[]) => unknown;
 type MethodContext = { kind: string; name: string | symbol; static?: boolean };
 
 const STEP_KEYS: readonly (readonly [keyof StepInfo, string])[] = [

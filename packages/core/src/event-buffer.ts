@@ -74,7 +74,24 @@ export function numberText(v: number): string {
   return v > 0 ? '"Infinity"' : v < 0 ? '"-Infinity"' : '"NaN"';
 }
 
-export class EventBuffer {
+/** The columns a flush hands over: an EventBuffer, or its arrays after a transfer to the writer thread. */
+export interface EventColumns {
+  readonly count: number;
+  readonly kind: Int32Array;
+  readonly id: Float64Array;
+  readonly tid: Float64Array;
+  readonly ts: Float64Array;
+  readonly dur: Float64Array;
+  readonly level: Int32Array;
+  readonly pidx: Float64Array;
+  readonly argEnd: Int32Array;
+  readonly argKey: Int32Array;
+  readonly argTag: Uint8Array;
+  readonly argNum: Float64Array;
+  readonly argObj: readonly (string | undefined)[];
+}
+
+export class EventBuffer implements EventColumns {
   readonly capacity: number;
   count = 0;
   readonly kind: Int32Array;
@@ -93,21 +110,23 @@ export class EventBuffer {
   argNum: Float64Array;
   argObj: (string | undefined)[];
 
-  constructor(capacity: number) {
+  /** `reuse`: arrays of an earlier buffer of the same capacity, handed back by the writer thread. */
+  constructor(capacity: number, reuse?: Omit<EventColumns, 'count' | 'argObj'>) {
     this.capacity = capacity;
-    this.kind = new Int32Array(capacity);
-    this.id = new Float64Array(capacity);
-    this.tid = new Float64Array(capacity);
-    this.ts = new Float64Array(capacity);
-    this.dur = new Float64Array(capacity);
-    this.level = new Int32Array(capacity);
-    this.pidx = new Float64Array(capacity);
-    this.argEnd = new Int32Array(capacity);
-    this.argCap = Math.max(16, capacity * 4);
-    this.argKey = new Int32Array(this.argCap);
-    this.argTag = new Uint8Array(this.argCap);
-    this.argNum = new Float64Array(this.argCap);
-    this.argObj = new Array(this.argCap).fill(undefined);
+    const r = reuse !== undefined && reuse.kind.length === capacity ? reuse : undefined;
+    this.kind = r?.kind ?? new Int32Array(capacity);
+    this.id = r?.id ?? new Float64Array(capacity);
+    this.tid = r?.tid ?? new Float64Array(capacity);
+    this.ts = r?.ts ?? new Float64Array(capacity);
+    this.dur = r?.dur ?? new Float64Array(capacity);
+    this.level = r?.level ?? new Int32Array(capacity);
+    this.pidx = r?.pidx ?? new Float64Array(capacity);
+    this.argEnd = r?.argEnd ?? new Int32Array(capacity);
+    this.argCap = r?.argKey.length ?? Math.max(16, capacity * 4);
+    this.argKey = r?.argKey ?? new Int32Array(this.argCap);
+    this.argTag = r?.argTag ?? new Uint8Array(this.argCap);
+    this.argNum = r?.argNum ?? new Float64Array(this.argCap);
+    this.argObj = [];
   }
 
   get full(): boolean {
@@ -177,13 +196,12 @@ export class EventBuffer {
     this.argKey = key;
     this.argTag = tag;
     this.argNum = num;
-    this.argObj.length = cap;
     this.argCap = cap;
   }
 
   reset(): void {
     // Drop string references so a flushed buffer keeps nothing of the program's alive.
-    this.argObj.fill(undefined, 0, this.argCount);
+    this.argObj.length = 0;
     this.count = 0;
     this.argCount = 0;
   }
@@ -211,7 +229,9 @@ export function safeJson(v: unknown): string {
 
 /** Per-file constants used while formatting. */
 export interface FormatContext {
-  readonly interner: Interner;
+  /** Interner.kindFrag and keyFrag, or the writer thread's copies of them. */
+  readonly kindFrag: readonly string[];
+  readonly keyFrag: readonly string[];
   readonly incMetadata: boolean;
   /** `,"ph":"X","args":{"hhash":"<host hash>","level":` */
   readonly argsHead: string;
@@ -220,10 +240,10 @@ export interface FormatContext {
 }
 
 /** Formats every event of the buffer as DFTracer E2 lines (field order fixed by the format). */
-export function formatEvents(buf: EventBuffer, ctx: FormatContext): string {
-  const { interner, incMetadata, argsHead } = ctx;
-  const frag = interner.kindFrag;
-  const keyFrag = interner.keyFrag;
+export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
+  const { incMetadata, argsHead } = ctx;
+  const frag = ctx.kindFrag;
+  const keyFrag = ctx.keyFrag;
   let out = '';
   let argStart = 0;
   let tsHi = -1;
@@ -259,7 +279,7 @@ export function formatEvents(buf: EventBuffer, ctx: FormatContext): string {
   return out;
 }
 
-function formatArgs(buf: EventBuffer, keyFrag: string[], from: number, to: number, maxString: number): string {
+function formatArgs(buf: EventColumns, keyFrag: readonly string[], from: number, to: number, maxString: number): string {
   let s = '';
   for (let j = from; j < to; j++) {
     s += keyFrag[buf.argKey[j]!]!;
@@ -299,11 +319,11 @@ function cut(s: string, max: number): string {
 }
 
 /** Cuts the string args of an oversize event until its line fits in MAX_EVENT_BYTES. */
-function truncateLine(buf: EventBuffer, ctx: FormatContext, i: number, from: number, to: number, line: string): string {
+function truncateLine(buf: EventColumns, ctx: FormatContext, i: number, from: number, to: number, line: string): string {
   const head = line.slice(0, line.indexOf(ctx.argsHead));
   const core = head + ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
   for (let max = 4096; max >= 16; max >>= 2) {
-    const l = core + formatArgs(buf, ctx.interner.keyFrag, from, to, max) + '}}\n';
+    const l = core + formatArgs(buf, ctx.keyFrag, from, to, max) + '}}\n';
     if (Buffer.byteLength(l) <= MAX_EVENT_BYTES) return l;
   }
   return core + ',"truncated":true}}\n';

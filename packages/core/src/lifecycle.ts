@@ -186,6 +186,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   installPlugins(tracer, [...builtinPlugins(config), ...(options.plugins ?? [])]);
   installHooks(state);
   tracer.flush();
+  if (isMainThread && state.ownsFile) tracer.startWriter();
   return loggerFor(tracer);
 }
 
@@ -274,8 +275,8 @@ export function finalize(): void {
     }
   }
   const ownsFile = state.ownsFile;
+  t.settle();
   if (ownsFile) {
-    t.flush();
     const numEvents = t.file.load(3);
     t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
   }

@@ -5,6 +5,7 @@ import { underPrefix } from './config.js';
 import { EventBuffer, Interner, formatEvents, jsonString, safeJson, type FormatContext } from './event-buffer.js';
 import { HashTable, dftHash } from './hash.js';
 import { COUNT_SLOT, ID_SLOT, type TraceFile } from './trace-file.js';
+import { WriterThread } from './writer-thread.js';
 import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
@@ -46,8 +47,13 @@ export class ThreadTracer implements Tracer {
   /** Events this thread has handed to the file. */
   written = 0;
   truncated = 0;
-  private readonly buf: EventBuffer;
+  private buf: EventBuffer;
+  private readonly capacity: number;
   private readonly fmt: FormatContext;
+  /** The thread that formats and writes for us, when one runs (main thread, built package). */
+  private writer: WriterThread | null = null;
+  private sentKinds = 0;
+  private sentKeys = 0;
   private pendingMeta = '';
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
@@ -83,9 +89,11 @@ export class ThreadTracer implements Tracer {
     this.interner = new Interner(identity.pid);
     this.hostHash = dftHash(identity.hostname);
     const capacity = Math.max(1, Math.min(16384, Math.floor(config.writeBufferSize / BYTES_PER_EVENT)));
+    this.capacity = capacity;
     this.buf = new EventBuffer(capacity);
     this.fmt = {
-      interner: this.interner,
+      kindFrag: this.interner.kindFrag,
+      keyFrag: this.interner.keyFrag,
       incMetadata: config.incMetadata,
       argsHead: `,"ph":"X","args":{"hhash":"${this.hostHash}","level":`,
       onTruncated: (n) => {
@@ -373,15 +381,81 @@ export class ThreadTracer implements Tracer {
     this.pendingMeta = text + this.pendingMeta;
   }
 
-  /** Formats and writes everything buffered as one member. */
+  /** Moves formatting, gzip and writing of this thread's events to a writer thread. */
+  startWriter(): void {
+    if (this.writer !== null) return;
+    try {
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead);
+    } catch (e) {
+      this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
+    }
+  }
+
+  /**
+   * Flushes and waits until the writer thread has written everything, then formats on this
+   * thread from now on (for the final events, written right before the file closes).
+   */
+  settle(): void {
+    this.flush();
+    const w = this.writer;
+    if (w === null) return;
+    this.writer = null;
+    if (!w.drain() || w.failed) this.writerLost(w);
+    w.stop();
+  }
+
+  private writerLost(w: WriterThread): void {
+    const lost = w.pendingEvents;
+    this.dropped += lost;
+    this.written -= lost;
+    this.log('WARN', `${w.failed ? `writing ${this.file.shared.path} failed` : w.dead ?? 'the writer thread stopped'}; ${lost} event(s) lost`);
+    if (w.failed) this.active = false;
+  }
+
+  /** Formats and writes everything buffered as one member (or hands it to the writer thread). */
   flush(): void {
     const n = this.buf.count;
     if (n === 0 && this.pendingMeta === '') return;
+    const meta = this.pendingMeta;
+    this.pendingMeta = '';
+    const w = this.writer;
+    if (w !== null) {
+      if (!w.failed) {
+        const buf = this.buf;
+        const kinds = this.interner.kindFrag;
+        const keys = this.interner.keyFrag;
+        const handed = w.submit({
+          meta,
+          newKinds: kinds.slice(this.sentKinds),
+          newKeys: keys.slice(this.sentKeys),
+          count: n,
+          argCount: buf.argCount,
+          // Only the arrays: cloning the buffer object would copy its whole args array.
+          columns: { kind: buf.kind, id: buf.id, tid: buf.tid, ts: buf.ts, dur: buf.dur, level: buf.level, pidx: buf.pidx, argEnd: buf.argEnd, argKey: buf.argKey, argTag: buf.argTag, argNum: buf.argNum },
+          argObj: buf.argObj.slice(0, buf.argCount),
+        });
+        if (handed) {
+          this.sentKinds = kinds.length;
+          this.sentKeys = keys.length;
+          this.written += n;
+          this.buf = new EventBuffer(this.capacity, w.reuse());
+          return;
+        }
+      }
+      // The writer failed or died: what it still held is lost; this batch is written here.
+      this.writer = null;
+      this.writerLost(w);
+      w.stop();
+      if (!this.active) {
+        this.dropped += n;
+        this.buf.reset();
+        return;
+      }
+    }
     let text: string;
     try {
-      text = this.pendingMeta + formatEvents(this.buf, this.fmt);
+      text = meta + formatEvents(this.buf, this.fmt);
     } finally {
-      this.pendingMeta = '';
       this.buf.reset();
     }
     if (this.file.write(text)) {

@@ -1,0 +1,43 @@
+/** The writer thread: formats, compresses and appends the batches the main thread hands over. */
+import { writeSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
+import { COUNT_SLOT, TraceFile } from './trace-file.js';
+import { columnBuffers, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
+
+const init = workerData as WriterInit;
+let warned = false;
+const file = TraceFile.join(init.shared);
+const progress = new Int32Array(init.progress);
+const kindFrag: string[] = [];
+const keyFrag: string[] = [];
+const ctx: FormatContext = {
+  kindFrag,
+  keyFrag,
+  incMetadata: init.incMetadata,
+  argsHead: init.argsHead,
+  onTruncated: (n) => {
+    // Written directly to fd 2: the main thread may be blocked or exiting.
+    if (warned) return;
+    warned = true;
+    try {
+      writeSync(2, `dftracer: WARN: ${n} event(s) longer than 16 KiB had their string args cut\n`);
+    } catch {
+      // stderr closed: nothing to tell.
+    }
+  },
+};
+
+parentPort!.on('message', (b: WriterBatch) => {
+  for (const k of b.newKinds) kindFrag.push(k);
+  for (const k of b.newKeys) keyFrag.push(k);
+  let ok = false;
+  try {
+    const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
+    ok = file.write(b.meta + formatEvents(cols, ctx));
+    if (ok) file.add(COUNT_SLOT, b.count);
+  } finally {
+    markDone(progress, ok ? b.count : 0, file.failed !== null);
+  }
+  init.recycle.postMessage(b.columns, columnBuffers(b.columns));
+});
