@@ -4,6 +4,7 @@ export { dftFn, Profile, DftFn } from './dft-fn.js';
 export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './dft-fn.js';
 export { getTracer, tracingEnabled } from './access.js';
 export { resolveConfig, ConfigError } from './config.js';
+export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './config.js';
 export { dftHash } from './hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
