@@ -1,7 +1,9 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
+import { dirname, resolve } from 'node:path';
 import type { Args, Span } from '../types.js';
 import { io, parseReadCallback, parseVector, parseWrite } from './args.js';
 import { dress, type AnyFn } from './identity.js';
+import { toAbsolutePath } from './paths.js';
 import { opArgs, target, type OpSpec } from './specs.js';
 import type { FdEntry, FsState } from './state.js';
 import { openArgs } from './sync.js';
@@ -138,6 +140,10 @@ export function genericCallback(st: FsState, orig: AnyFn, spec: OpSpec): AnyFn {
     if (st.quiet !== 0 || typeof cb !== 'function') return orig.apply(this, arguments as never);
     // truncate(fd, ...) (deprecated) is ftruncate: let that wrapper report it.
     if (spec.on === 'path' && typeof arguments[0] === 'number') return orig.apply(this, arguments as never);
+    if (st.scopes.length !== 0 && spec.ev === 'readlink') {
+      const r = followInScope(st, orig, this, arguments);
+      if (r !== NOT_SCOPED) return r;
+    }
     const fhash = target.of(st, spec, arguments);
     if (fhash === undefined) return orig.apply(this, arguments as never);
     const second = target.second;
@@ -169,4 +175,26 @@ export function genericCallback(st: FsState, orig: AnyFn, spec: OpSpec): AnyFn {
       st.quiet--;
     }
   }, orig);
+}
+
+const NOT_SCOPED = Symbol('not scoped');
+
+/**
+ * A readlink inside a realpath's scope: realpath goes on to lstat the link's target, which lies
+ * outside the original path's scope, so the target joins the scope.
+ */
+function followInScope(st: FsState, orig: AnyFn, self: unknown, args: IArguments): unknown {
+  const abs = toAbsolutePath(args[0]);
+  const owner = abs === undefined ? undefined : st.scopeOf(abs);
+  if (owner === undefined || abs === undefined) return NOT_SCOPED;
+  const cb = args[args.length - 1] as AnyFn;
+  return orig.apply(
+    self,
+    withCallback(args, function (this: unknown, err: unknown, link: unknown) {
+      if (!err && (typeof link === 'string' || link instanceof Uint8Array)) {
+        st.extendScope(owner, resolve(dirname(abs), typeof link === 'string' ? link : Buffer.from(link).toString('utf8')));
+      }
+      return cb.apply(this, arguments as never);
+    }) as never,
+  );
 }

@@ -47,3 +47,21 @@ export function unpatch(patches: Patch[]): void {
   }
   patches.length = 0;
 }
+
+const isAsync = (f: AnyFn): boolean => Object.prototype.toString.call(f) === '[object AsyncFunction]';
+
+/**
+ * A wrapper of the same kind as `original`: an async function if it is one (fs/promises), else a
+ * plain function (`opendir` is `promisify(opendir)`), so `util.types.isAsyncFunction` and the
+ * absence of `prototype` match. Both hand `this` and the arguments to `impl`.
+ */
+export function promiseShaped(original: AnyFn, impl: (self: unknown, args: IArguments) => unknown): AnyFn {
+  const w = isAsync(original)
+    ? async function (this: unknown) {
+        return impl(this, arguments);
+      }
+    : function (this: unknown) {
+        return impl(this, arguments);
+      };
+  return dress(w, original);
+}

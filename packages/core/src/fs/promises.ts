@@ -1,7 +1,7 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
 import type { Args, Span } from '../types.js';
 import { io, parseReadHandle, parseVector, parseWrite } from './args.js';
-import { dress, type AnyFn } from './identity.js';
+import { dress, promiseShaped, type AnyFn } from './identity.js';
 import { opArgs, target, type OpSpec } from './specs.js';
 import type { FdEntry, FsState } from './state.js';
 import { openArgs } from './sync.js';
@@ -22,38 +22,44 @@ interface HandleLike {
 }
 
 export function openPromise(st: FsState, orig: AnyFn, onHandle: HandleClassHook, registry: FinalizationRegistry<{ fd: number; entry: FdEntry }>): AnyFn {
-  return dress(async function open(this: unknown, path: unknown, flags: unknown, mode: unknown) {
-    if (st.quiet !== 0) return orig.apply(this, arguments as never);
-    const fhash = st.pathHash(path);
-    if (fhash === undefined) {
-      const h = (await orig.apply(this, arguments as never)) as HandleLike;
-      onHandle(h);
-      st.fds.delete(h.fd);
-      return h;
-    }
+  return promiseShaped(orig, (self, args) => {
+    if (st.quiet !== 0) return orig.apply(self, args as never);
+    const fhash = st.pathHash(args[0]);
+    if (fhash === undefined) return openUntraced(st, orig.apply(self, args as never) as Promise<HandleLike>, onHandle);
     const span = st.begin();
-    if (span === undefined) return orig.apply(this, arguments as never);
-    let h: HandleLike;
-    try {
-      h = (await orig.apply(this, arguments as never)) as HandleLike;
-    } catch (e) {
-      st.end(span, 'open', openArgs(fhash, flags, mode, -1));
-      throw e;
-    }
-    try {
-      onHandle(h);
-      const entry: FdEntry = { fhash };
-      const fd = h.fd;
-      st.fds.set(fd, entry);
-      st.handles.set(h, entry);
-      registry.register(h, { fd, entry }, entry);
-      h.close = tracedClose(st, h, h.close, entry, registry);
-    } catch (e) {
-      st.fail(e);
-    }
-    st.end(span, 'open', openArgs(fhash, flags, mode, h.fd));
-    return h;
-  }, orig);
+    if (span === undefined) return orig.apply(self, args as never);
+    return openTraced(st, orig.apply(self, args as never) as Promise<HandleLike>, span, fhash, args[1], args[2], onHandle, registry);
+  });
+}
+
+async function openUntraced(st: FsState, p: Promise<HandleLike>, onHandle: HandleClassHook): Promise<HandleLike> {
+  const h = await p;
+  onHandle(h);
+  st.fds.delete(h.fd); // this fd number no longer means an earlier traced file
+  return h;
+}
+
+async function openTraced(st: FsState, p: Promise<HandleLike>, span: Span, fhash: string, flags: unknown, mode: unknown, onHandle: HandleClassHook, registry: FinalizationRegistry<{ fd: number; entry: FdEntry }>): Promise<HandleLike> {
+  let h: HandleLike;
+  try {
+    h = await p;
+  } catch (e) {
+    st.end(span, 'open', openArgs(fhash, flags, mode, -1));
+    throw e;
+  }
+  try {
+    onHandle(h);
+    const entry: FdEntry = { fhash };
+    const fd = h.fd;
+    st.fds.set(fd, entry);
+    st.handles.set(h, entry);
+    registry.register(h, { fd, entry }, entry);
+    h.close = tracedClose(st, h, h.close, entry, registry);
+  } catch (e) {
+    st.fail(e);
+  }
+  st.end(span, 'open', openArgs(fhash, flags, mode, h.fd));
+  return h;
 }
 
 /**
@@ -91,34 +97,37 @@ function tracedClose(st: FsState, h: HandleLike, orig: AnyFn, entry: FdEntry, re
 /** Every other fs/promises operation: one event named by its spec. */
 export function genericPromise(st: FsState, orig: AnyFn, spec: OpSpec): AnyFn {
   const extraAt = spec.on === 'two' || spec.on === 'symlink' ? 2 : 1;
-  return dress(async function (this: unknown) {
-    if (st.quiet !== 0) return orig.apply(this, arguments as never);
-    const fhash = target.of(st, spec, arguments);
-    if (fhash === undefined) return orig.apply(this, arguments as never);
+  return promiseShaped(orig, (self, args) => {
+    if (st.quiet !== 0) return orig.apply(self, args as never);
+    const fhash = target.of(st, spec, args);
+    if (fhash === undefined) return orig.apply(self, args as never);
     const second = target.second;
     const span = st.begin();
-    if (span === undefined) return orig.apply(this, arguments as never);
-    const extra = arguments[extraAt] as unknown;
-    const scope = spec.scoped === true ? st.scope(arguments[0]) : undefined;
+    if (span === undefined) return orig.apply(self, args as never);
+    const scope = spec.scoped === true ? st.scope(args[0]) : undefined;
     let p: Promise<unknown>;
     st.quiet++;
     try {
-      p = orig.apply(this, arguments as never) as Promise<unknown>;
+      p = orig.apply(self, args as never) as Promise<unknown>;
     } finally {
       st.quiet--;
     }
-    let result: unknown;
-    try {
-      result = await p;
-    } catch (e) {
-      st.unscope(scope);
-      finishOp(st, spec, span, fhash, second, extra, false, undefined);
-      throw e;
-    }
+    return settleOp(st, p, span, spec, fhash, second, args[extraAt], scope);
+  });
+}
+
+async function settleOp(st: FsState, p: Promise<unknown>, span: Span, spec: OpSpec, fhash: string, second: string | undefined, extra: unknown, scope: object | undefined): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await p;
+  } catch (e) {
     st.unscope(scope);
-    finishOp(st, spec, span, fhash, second, extra, true, result);
-    return result;
-  }, orig);
+    finishOp(st, spec, span, fhash, second, extra, false, undefined);
+    throw e;
+  }
+  st.unscope(scope);
+  finishOp(st, spec, span, fhash, second, extra, true, result);
+  return result;
 }
 
 function finishOp(st: FsState, spec: OpSpec, span: Span, fhash: string, second: string | undefined, extra: unknown, ok: boolean, result: unknown): void {

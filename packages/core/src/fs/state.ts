@@ -41,7 +41,7 @@ export class FsState {
    * promise forms): Node implements them with further exported calls on the path, its ancestors
    * and its descendants, some after a tick, where `quiet` no longer holds. Those calls are theirs.
    */
-  readonly scopes: string[] = [];
+  readonly scopes: { readonly path: string; readonly owner: object }[] = [];
   /**
    * readFileSync (Buffer result) calls the exported openSync/readSync/closeSync, but sizes its
    * buffer with an fstat on the internal binding. The fstat is reported from the gap between the
@@ -66,7 +66,7 @@ export class FsState {
   }
 
   absHash(abs: string): string | undefined {
-    if (this.scopes.length !== 0 && this.inScope(abs)) return undefined;
+    if (this.scopes.length !== 0 && this.scopeOf(abs) !== undefined) return undefined;
     try {
       return this.tracer.isTraced(abs) ? this.tracer.hashFile(abs) : undefined;
     } catch (e) {
@@ -87,26 +87,33 @@ export class FsState {
     }
   }
 
-  private inScope(abs: string): boolean {
+  /** The in-flight call whose scope covers abs (the path itself, an ancestor or a descendant). */
+  scopeOf(abs: string): object | undefined {
     for (let i = 0; i < this.scopes.length; i++) {
-      const s = this.scopes[i]!;
-      if (abs === s) return true;
-      if (abs.length > s.length ? abs.startsWith(s) && (s === '/' || abs.charCodeAt(s.length) === 47) : s.startsWith(abs) && (abs === '/' || s.charCodeAt(abs.length) === 47)) return true;
+      const { path: s, owner } = this.scopes[i]!;
+      if (abs === s) return owner;
+      if (abs.length > s.length ? abs.startsWith(s) && (s === '/' || abs.charCodeAt(s.length) === 47) : s.startsWith(abs) && (abs === '/' || s.charCodeAt(abs.length) === 47)) return owner;
     }
-    return false;
+    return undefined;
   }
 
-  /** Adds a scope for an in-flight async call; returns the path to hand to `unscope`. */
-  scope(p: unknown): string | undefined {
+  /** Opens a scope for an in-flight async call; returns its owner token for `unscope`. */
+  scope(p: unknown): object | undefined {
     const abs = toAbsolutePath(p);
-    if (abs !== undefined) this.scopes.push(abs);
-    return abs;
+    if (abs === undefined) return undefined;
+    const owner = {};
+    this.scopes.push({ path: abs, owner });
+    return owner;
   }
 
-  unscope(abs: string | undefined): void {
-    if (abs === undefined) return;
-    const i = this.scopes.lastIndexOf(abs);
-    if (i !== -1) this.scopes.splice(i, 1);
+  /** Adds a path to an open scope (realpath following a symlink to its target). */
+  extendScope(owner: object, abs: string): void {
+    if (this.scopes.some((x) => x.owner === owner)) this.scopes.push({ path: abs, owner });
+  }
+
+  unscope(owner: object | undefined): void {
+    if (owner === undefined) return;
+    for (let i = this.scopes.length - 1; i >= 0; i--) if (this.scopes[i]!.owner === owner) this.scopes.splice(i, 1);
   }
 
   now(): number {

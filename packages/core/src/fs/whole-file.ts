@@ -1,7 +1,7 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
 import type { Args, Span } from '../types.js';
 import { dataBytes, encodingOf, resultBytes } from './args.js';
-import { dress, type AnyFn } from './identity.js';
+import { dress, promiseShaped, type AnyFn } from './identity.js';
 import { createsFile, fileMode, openFlags } from './paths.js';
 import { openArgs } from './sync.js';
 import type { FsState } from './state.js';
@@ -252,45 +252,50 @@ export function readFileCallback(st: FsState, orig: AnyFn): AnyFn {
 export function wholeFilePromise(st: FsState, orig: AnyFn, kind: 'readFile' | 'writeFile' | 'appendFile'): AnyFn {
   const read = kind === 'readFile';
   const dfltFlag = kind === 'readFile' ? 'r' : kind === 'writeFile' ? 'w' : 'a';
-  return dress(async function (this: unknown, path: unknown, dataOrOptions: unknown, maybeOptions: unknown) {
-    if (st.quiet !== 0) return orig.apply(this, arguments as never);
+  return promiseShaped(orig, (self, args) => {
+    if (st.quiet !== 0) return orig.apply(self, args as never);
+    const path = args[0];
     const handle = path !== null && typeof path === 'object' ? st.handles.get(path) : undefined;
     const fhash = handle !== undefined ? handle.fhash : st.pathHash(path);
-    if (fhash === undefined) return orig.apply(this, arguments as never);
+    if (fhash === undefined) return orig.apply(self, args as never);
     const span = st.begin();
-    if (span === undefined) return orig.apply(this, arguments as never);
-    const options = read ? dataOrOptions : maybeOptions;
+    if (span === undefined) return orig.apply(self, args as never);
+    const options = read ? args[1] : args[2];
     let steps: readonly string[];
     if (read) steps = handle !== undefined ? READ_FD : READ_PATH;
     else steps = handle !== undefined ? WRITE_FD : optionsFlush(options) ? WRITE_FLUSH_PATH : WRITE_PATH;
     let wbytes: number | undefined;
     if (!read) {
       try {
-        wbytes = dataBytes(dataOrOptions, encodingOf(options) ?? 'utf8');
+        wbytes = dataBytes(args[1], encodingOf(options) ?? 'utf8');
       } catch (e) {
         st.fail(e);
       }
     }
-    const flags = optionsFlag(options);
-    const mode = read ? undefined : optionsMode(options);
-    let result: unknown;
+    const plan = { steps, fhash, flags: optionsFlag(options), mode: read ? undefined : optionsMode(options), dfltFlag, bytes: wbytes };
+    return settleFused(st, orig.apply(self, args as never) as Promise<unknown>, span, plan, read, options);
+  });
+}
+
+/** Awaits a native whole-file promise and records its operations. */
+async function settleFused(st: FsState, p: Promise<unknown>, span: Span, plan: Fused, read: boolean, options: unknown): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await p;
+  } catch (e) {
+    recordFused(st, plan, span.start, st.now(), e, span);
+    throw e;
+  }
+  let bytes = plan.bytes;
+  if (read) {
     try {
-      result = await orig.apply(this, arguments as never);
+      bytes = resultBytes(result, encodingOf(options));
     } catch (e) {
-      recordFused(st, { steps, fhash, flags, mode, dfltFlag, bytes: wbytes }, span.start, st.now(), e, span);
-      throw e;
+      st.fail(e);
     }
-    let bytes = wbytes;
-    if (read) {
-      try {
-        bytes = resultBytes(result, encodingOf(options));
-      } catch (e) {
-        st.fail(e);
-      }
-    }
-    recordFused(st, { steps, fhash, flags, mode, dfltFlag, bytes }, span.start, st.now(), undefined, span);
-    return result;
-  }, orig);
+  }
+  recordFused(st, { ...plan, bytes }, span.start, st.now(), undefined, span);
+  return result;
 }
 
 /** FileHandle#readFile / writeFile / appendFile: the fd form of the helpers. */
@@ -307,7 +312,7 @@ export function wholeFileHandle(st: FsState, orig: AnyFn, kind: 'readFile' | 'wr
   return dress(m[kind]!, orig);
 }
 
-async function tracedWholeFileHandle(st: FsState, orig: AnyFn, self: object, a: IArguments, fhash: string, steps: readonly string[], read: boolean, options: unknown): Promise<unknown> {
+function tracedWholeFileHandle(st: FsState, orig: AnyFn, self: object, a: IArguments, fhash: string, steps: readonly string[], read: boolean, options: unknown): unknown {
   const span = st.begin();
   if (span === undefined) return orig.apply(self, a as never);
   let wbytes: number | undefined;
@@ -318,21 +323,6 @@ async function tracedWholeFileHandle(st: FsState, orig: AnyFn, self: object, a: 
       st.fail(e);
     }
   }
-  let result: unknown;
-  try {
-    result = await orig.apply(self, a as never);
-  } catch (e) {
-    recordFused(st, { steps, fhash, flags: undefined, mode: undefined, dfltFlag: 'r', bytes: wbytes }, span.start, st.now(), e, span);
-    throw e;
-  }
-  let bytes = wbytes;
-  if (read) {
-    try {
-      bytes = resultBytes(result, encodingOf(options));
-    } catch (e) {
-      st.fail(e);
-    }
-  }
-  recordFused(st, { steps, fhash, flags: undefined, mode: undefined, dfltFlag: 'r', bytes }, span.start, st.now(), undefined, span);
-  return result;
+  const plan: Fused = { steps, fhash, flags: undefined, mode: undefined, dfltFlag: 'r', bytes: wbytes };
+  return settleFused(st, orig.apply(self, a as never) as Promise<unknown>, span, plan, read, options);
 }
