@@ -8,4 +8,6 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   platform: 'node',
+  // Traced functions are named after themselves: keep the names the bundler would rename.
+  keepNames: true,
 });

@@ -12,5 +12,7 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   platform: 'node',
+  // Traced functions are named after themselves: keep the names the bundler would rename.
+  keepNames: true,
   define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
 });

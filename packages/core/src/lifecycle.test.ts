@@ -84,13 +84,29 @@ describe('initializeLog / finalize in a real process', () => {
     const r = runModule(off, PROGRAM + `
       const f = function named(a, b) { return a + b; };
       const w = dftFn('x').log(f);
-      console.log(w === f, w.name, w.length);
+      console.log(w === f, w.name, w.length, w(2, 3));
     `, { LOG_FILE: join(off, 'off') });
     expect(r.status).toBe(0);
     const [first, second] = r.stdout.trim().split('\n');
     expect(JSON.parse(first!)).toEqual({ ...JSON.parse(enabled.stdout), file: null, enabled: false, time: false });
-    expect(second).toBe('true named 2');
+    expect(second).toBe('true named 2 5');
     expect(readdirSync(off).filter((f) => f.includes('.pfw'))).toEqual([]);
+  });
+
+  it('traces functions decorated at import time once initializeLog({ enable: true }) runs later', () => {
+    const dir = tempDir();
+    const r = runModule(dir, `
+      import { initializeLog, dftFn, finalize } from CORE;
+      const early = dftFn('early').log(function decoratedEarly(x) { return x * 2; });
+      const before = early(1); // no tracer yet: called straight through
+      initializeLog({ enable: true, logFile: ${JSON.stringify(join(dir, 'late'))} });
+      const after = early(2);
+      finalize();
+      console.log(before, after, early.name, early.length);
+    `);
+    expect(r.stdout.trim()).toBe('2 4 decoratedEarly 1');
+    const t = readTrace(traceFiles(dir)[0]!);
+    expect(t.complete.filter((e) => e.name === 'decoratedEarly')).toHaveLength(1);
   });
 
   it('reports a bad variable by name and runs the program untraced', () => {
@@ -136,7 +152,7 @@ describe('initializeLog / finalize in a real process', () => {
     expect(r.stderr).toBe('');
     const t = readTrace(traceFiles(dir)[0]!);
     expect(traceProblems(t)).toEqual([]);
-    const evs = t.complete.filter((e) => e.cat !== 'dftracer');
+    const evs = t.complete.filter((e) => e.cat !== 'dftracer' && e.cat !== 'POSIX');
     expect(evs.map((e) => e.name)).toEqual(names);
     for (const [i, e] of evs.entries()) {
       const n = names[i]!;

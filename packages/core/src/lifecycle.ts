@@ -58,15 +58,17 @@ export function activeTracer(): ThreadTracer | null {
 }
 
 /**
- * Whether wrappers should be installed at decoration time: true once tracing is initialised, or
- * when DFTRACER_ENABLE says it will be. With tracing off, decorators return the function itself.
+ * Whether wrappers should be installed at decoration time. Only when tracing is explicitly off
+ * (DFTRACER_ENABLE=0, or an init that resolved to disabled) do decorators return the function
+ * itself; otherwise a thin wrapper calls straight through until a tracer is active, so functions
+ * decorated at import time are traced by an `initializeLog({ enable: true })` made later.
  */
 export function tracingWanted(): boolean {
   const s = coreState();
-  if (s.tracer !== null) return s.tracer.active;
+  if (s.tracer !== null && s.tracer.active) return true;
   if (s.config !== null) return s.config.enable;
   const v = process.env.DFTRACER_ENABLE?.trim().toLowerCase();
-  return v === '1' || v === 'true' || v === 'on' || v === 'yes';
+  return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
 }
 
 interface SharedInit {
