@@ -15,9 +15,9 @@ type ExitAt = (span: Span, name: string, cat: string, args: Args | undefined, en
 
 /**
  * The state of one installation of the fs plugin: the tracer, the fds and FileHandles opened on
- * traced paths, and the recursion guard. Wrappers close over one FsState; after teardown it is
- * `off`, so wrappers someone kept a reference to (`const { readSync } = require('fs')`) pass
- * straight through.
+ * traced paths, and the recursion guard. Wrappers close over one FsState; after teardown `quiet`
+ * stays raised, so wrappers someone kept a reference to (`const { readSync } = require('fs')`)
+ * pass straight through.
  */
 export class FsState {
   /**
@@ -50,12 +50,18 @@ export class FsState {
   gapFd = -1;
   gapStart = 0;
   gapEnd = -1;
-  off = false;
   private warned = false;
   private readonly exitAt: ExitAt;
+  /**
+   * Whether `tracer.exit` takes an explicit end time as a fifth parameter. Without it an async
+   * event always ends at the moment it is written, so zero-length markers can only be placed at
+   * the end of a natively done call (see whole-file.ts).
+   */
+  readonly exactEnd: boolean;
 
   constructor(readonly tracer: Tracer) {
     this.exitAt = tracer.exit as ExitAt;
+    this.exactEnd = tracer.exit.length >= 5;
   }
 
   /** The fhash of a path argument when I/O on it is traced, else undefined. Never throws. */
@@ -149,11 +155,19 @@ export class FsState {
     }
   }
 
-  /** An async event whose bounds are known after the fact: [start, end] on a lane of its own. */
+  /**
+   * An async event whose bounds are known after the fact, [start, end], on a lane of its own; with
+   * a tracer that cannot take the end (`exactEnd` false), a zero-length event now.
+   */
   put(name: string, start: number, end: number, args: Args): void {
     try {
-      const span = this.tracer.enter({ async: true, start });
-      this.exitAt.call(this.tracer, span, name, CAT, args, end);
+      if (this.exactEnd) {
+        const span = this.tracer.enter({ async: true, start });
+        this.exitAt.call(this.tracer, span, name, CAT, args, end);
+      } else {
+        const span = this.tracer.enter(ASYNC);
+        this.tracer.exit(span, name, CAT, args);
+      }
     } catch (e) {
       this.fail(e);
     }

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, test } from 'vitest';
 import { dftHash } from '../hash.js';
+import type { Args, Span, Teardown } from '../types.js';
+import { fsPlugin } from './index.js';
+import { RecordingTracer } from './recording-tracer.test-util.js';
 import { calls, checkInvariants, setupEnv, type Env } from './test-env.test-util.js';
 
 const { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND, O_RDONLY } = fs.constants;
@@ -415,5 +418,52 @@ describe('streams go through the callback primitives', () => {
     expect(mid.every(([n]) => n === 'write' || n === 'writev')).toBe(true);
     expect(mid.reduce((s, [, a]) => s + (a.ret as number), 0)).toBe(10_004);
     checkInvariants(env);
+  });
+});
+
+describe('async markers and lanes', () => {
+  test('with explicit end times: open and fstat at the start, close at the end, on the call\'s lane', async () => {
+    env = setupEnv();
+    const p = dataFile();
+    await fs.promises.readFile(p);
+    const [open, fstat, read, close] = env.tr.posix();
+    expect([open!.name, fstat!.name, read!.name, close!.name]).toEqual(['open', 'fstat', 'read', 'close']);
+    expect([open!.dur, fstat!.dur, close!.dur]).toEqual([0, 0, 0]);
+    expect(open!.ts).toBe(read!.ts);
+    expect(fstat!.ts).toBe(read!.ts);
+    expect(close!.ts).toBe(read!.ts + read!.dur);
+    expect(new Set([open!.lane, fstat!.lane, read!.lane, close!.lane]).size).toBe(1);
+  });
+
+  test('a tracer whose exit takes no end time: markers follow the data event, lanes stay valid', async () => {
+    const plain = setupEnv();
+    plain.close();
+    // exit(span, name, cat, args): ends are always "now"
+    class NoEnd extends RecordingTracer {
+      override exit(span: Span, name: string, cat: string, args?: Args): void {
+        super.exit(span, name, cat, args);
+      }
+    }
+    const tr = new NoEnd([plain.data]);
+    fs.mkdirSync(plain.data, { recursive: true });
+    const teardown = fsPlugin().setup(tr) as Teardown;
+    try {
+      const p = join(plain.data, 'f');
+      fs.writeFileSync(p, 'x'.repeat(SIZE));
+      tr.clear();
+      await Promise.all([fs.promises.readFile(p), fs.promises.readFile(p), new Promise((r) => fs.readFile(p, r))]);
+      const ev = tr.posix();
+      expect(ev.filter((e) => e.name === 'read').map((e) => e.args.ret)).toEqual([SIZE, SIZE, SIZE]);
+      expect(ev.map((e) => e.name).sort()).toEqual(['close', 'close', 'close', 'fstat', 'fstat', 'fstat', 'open', 'open', 'open', 'read', 'read', 'read']);
+      const byLane = new Map<number, typeof ev>();
+      for (const e of ev) byLane.set(e.lane, [...(byLane.get(e.lane) ?? []), e]);
+      for (const l of byLane.values()) {
+        l.sort((a, b) => a.ts - b.ts || a.id - b.id);
+        for (let i = 1; i < l.length; i++) expect(l[i]!.ts).toBeGreaterThanOrEqual(l[i - 1]!.ts + l[i - 1]!.dur);
+      }
+    } finally {
+      teardown();
+      fs.rmSync(plain.root, { recursive: true, force: true });
+    }
   });
 });

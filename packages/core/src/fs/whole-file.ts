@@ -67,8 +67,8 @@ function stepArgs(f: Fused, name: string, ok: boolean): Args {
 
 /**
  * Records the operations of one natively done whole-file call that ran [t0, t1] and ended with
- * `err` (undefined on success). `span`: the async span opened at the call (async forms), which
- * carries the main event; sync forms emit.
+ * `err` (undefined on success). `span`: the async span opened at the call (async forms); sync
+ * forms emit.
  */
 export function recordFused(st: FsState, f: Fused, t0: number, t1: number, err: unknown, span: Span | undefined): void {
   try {
@@ -89,10 +89,12 @@ export function recordFused(st: FsState, f: Fused, t0: number, t1: number, err: 
     const openIdx = steps.indexOf('open');
     const main = fail >= 0 ? fail : dataIdx;
     const evs: { name: string; ts: number; end: number; args: Args }[] = [];
+    let mainAt = 0;
     for (let i = 0; i < steps.length; i++) {
       const name = steps[i]!;
       if (i === main) {
         const n = failName ?? name;
+        mainAt = evs.length;
         evs.push({ name: n, ts: t0, end: t1, args: stepArgs(f, n, fail < 0) });
         if (failName !== undefined) break;
       } else if (i < main) evs.push({ name, ts: t0, end: t0, args: stepArgs(f, name, true) });
@@ -102,14 +104,21 @@ export function recordFused(st: FsState, f: Fused, t0: number, t1: number, err: 
       for (const e of evs) st.emit(e.name, e.ts, e.end, e.args);
       return;
     }
-    // The span opened at the call carries the first event; the others follow on the lane it held
-    // for [t0, t1] (freed lanes are reused last-in first-out), so they overlap nothing there, and
-    // ids follow time order.
-    for (let i = 0; i < evs.length; i++) {
-      const e = evs[i]!;
-      if (i === 0) st.end(span, e.name, e.args, e.end);
-      else st.put(e.name, e.ts, e.end, e.args);
+    if (st.exactEnd) {
+      // The span opened at the call carries the first event; the others follow on the lane it
+      // held for [t0, t1] (freed lanes are reused last-in first-out), so they overlap nothing
+      // there, and ids follow time order.
+      for (let i = 0; i < evs.length; i++) {
+        const e = evs[i]!;
+        if (i === 0) st.end(span, e.name, e.args, e.end);
+        else st.put(e.name, e.ts, e.end, e.args);
+      }
+      return;
     }
+    // A tracer without explicit end times: the span carries the main event, ending now; the
+    // markers become zero-length events after it (right bytes and durations, later positions).
+    st.end(span, evs[mainAt]!.name, evs[mainAt]!.args);
+    for (let i = 0; i < evs.length; i++) if (i !== mainAt) st.put(evs[i]!.name, t1, t1, evs[i]!.args);
   } catch (e) {
     st.fail(e);
   }
