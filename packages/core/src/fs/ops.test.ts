@@ -120,6 +120,7 @@ describe('every operation is one event named like the libc call', () => {
     fs.rmSync(f4);
     fs.rmSync(d, { recursive: true });
     check(env, t);
+    expect(env.tr.pathOf(dftHash(tmp))).toBeUndefined(); // the prefix is no file: no FH record
   });
 
   test('callback API', async () => {

@@ -91,11 +91,17 @@ export const HANDLE_OPS: Readonly<Record<string, OpSpec>> = {
 
 /**
  * Which file(s) a path-based call names, if traced: returns the fhash (and leaves the new path's
- * hash in `target.second` for `two`/`symlink`), or undefined when the call is not traced.
+ * hash in `target.second` for `two`/`symlink`; for `hashResult` the absolute prefix instead of a
+ * hash), or undefined when the call is not traced.
  */
 export const target = {
   second: undefined as string | undefined,
   of(st: FsState, spec: OpSpec, a: ArrayLike<unknown>): string | undefined {
+    if (spec.hashResult === true) {
+      // mkdtemp: decided by the prefix, named by the directory it creates (see opArgs)
+      const abs = toAbsolutePath(a[0]);
+      return abs !== undefined && st.tracedAbs(abs) ? abs : undefined;
+    }
     if (spec.on === 'path') return st.pathHash(a[0]);
     if (spec.on === 'fd') return st.fds.get(a[0] as number)?.fhash;
     let from: string | undefined;
@@ -115,7 +121,7 @@ export const target = {
 /** The event args of a finished path/fd operation. `extra` is the argument after the file(s). */
 export function opArgs(st: FsState, spec: OpSpec, fhash: string, second: string | undefined, extra: unknown, ok: boolean, result: unknown): Args {
   let h = fhash;
-  if (ok && spec.hashResult === true) h = st.hashAlways(result) ?? fhash;
+  if (spec.hashResult === true) h = st.hashAlways(ok ? result : fhash) ?? ''; // `fhash` holds the prefix path here
   const ret = ok ? (spec.ret === undefined ? 0 : spec.ret(result)) : -1;
   if (spec.on === 'two' || spec.on === 'symlink') return { fhash: h, newpath_hash: second, ret };
   if (spec.key !== undefined) {

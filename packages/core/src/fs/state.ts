@@ -72,12 +72,23 @@ export class FsState {
   }
 
   absHash(abs: string): string | undefined {
-    if (this.scopes.length !== 0 && this.scopeOf(abs) !== undefined) return undefined;
+    if (!this.tracedAbs(abs)) return undefined;
     try {
-      return this.tracer.isTraced(abs) ? this.tracer.hashFile(abs) : undefined;
+      return this.tracer.hashFile(abs);
     } catch (e) {
       this.fail(e);
       return undefined;
+    }
+  }
+
+  /** Whether I/O on an absolute path is traced now (data dirs, not inside another call's scope). */
+  tracedAbs(abs: string): boolean {
+    if (this.scopes.length !== 0 && this.scopeOf(abs) !== undefined) return false;
+    try {
+      return this.tracer.isTraced(abs);
+    } catch (e) {
+      this.fail(e);
+      return false;
     }
   }
 
