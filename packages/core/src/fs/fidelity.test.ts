@@ -156,6 +156,30 @@ describe('the tracer never breaks the program', () => {
     expect(env.tr.logs[0]!.level).toBe('WARN');
   });
 
+  test('the tracer failing after files were opened: every form still works, one warning', async () => {
+    env = setupEnv();
+    const p = join(env.data, 'f');
+    fs.writeFileSync(p, 'abcd');
+    const fd = fs.openSync(p, 'r+');
+    const fh = await fs.promises.open(p, 'r+');
+    env.tr.failAfter = env.tr.calls;
+    expect(fs.readSync(fd, Buffer.alloc(4), 0, 4, 0)).toBe(4);
+    expect(fs.writeSync(fd, 'xy', 4)).toBe(2);
+    expect(fs.fstatSync(fd).size).toBe(6);
+    expect(await new Promise((r) => fs.read(fd, Buffer.alloc(6), 0, 6, 0, (_e, n) => r(n)))).toBe(6);
+    expect(await new Promise((r) => fs.readFile(fd, (_e, d) => r(d.length)))).toBe(6); // preads left the position at 0
+    expect(fs.readFileSync(p, 'utf8')).toBe('abcdxy');
+    expect(fs.readFileSync(p).length).toBe(6);
+    expect(await new Promise((r) => fs.readFile(p, 'utf8', (_e, d) => r(d)))).toBe('abcdxy');
+    expect(await fs.promises.readFile(p, 'utf8')).toBe('abcdxy');
+    expect((await fh.read(Buffer.alloc(6), 0, 6, 0)).bytesRead).toBe(6);
+    expect((await fh.readFile()).length).toBe(6);
+    await fh.close();
+    await new Promise((r) => fs.close(fd, r));
+    await new Promise((r) => fs.stat(p, r));
+    expect(env.tr.logs).toHaveLength(1);
+  });
+
   test('bad arguments: the original error, thrown the same way', async () => {
     env = setupEnv();
     const p = join(env.data, 'f');

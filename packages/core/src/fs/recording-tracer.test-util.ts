@@ -35,7 +35,8 @@ export class RecordingTracer implements Tracer {
   readonly logs: { level: LogLevel; message: string }[] = [];
   /** Throw from every method after this many calls (tests that tracer failures never reach the program). */
   failAfter = Infinity;
-  private calls = 0;
+  /** Tracer calls so far (set `failAfter = calls` to fail from now on). */
+  calls = 0;
   private nextId = 1;
   private readonly stack: RecSpan[] = [];
   private readonly freeLanes: number[] = [];

@@ -134,7 +134,12 @@ export class FsState {
   }
 
   now(): number {
-    return this.tracer.now();
+    try {
+      return this.tracer.now();
+    } catch (e) {
+      this.fail(e);
+      return 0;
+    }
   }
 
   /** A sync operation measured by the caller, [t0, t1]. */
