@@ -1,11 +1,28 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-});
+export default defineConfig([
+  {
+    // The public API: ESM + CJS + type declarations.
+    entry: { index: 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: false,
+    shims: true,
+    target: 'node20',
+    platform: 'node',
+  },
+  {
+    // The `dftracer` bin, the validate worker and the test/bench trace writers: ESM only.
+    entry: {
+      cli: 'src/cli.ts',
+      'validate-worker': 'src/validate-worker.ts',
+      testing: 'src/testing/index.ts',
+    },
+    format: ['esm'],
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    platform: 'node',
+  },
+]);

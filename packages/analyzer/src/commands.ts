@@ -1,0 +1,232 @@
+/** The `dftracer` commands: their options, help and the glue from flags to the library. */
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import { UsageError, UserError } from './errors.js';
+import { fmtCount } from './format.js';
+import { resolveInputs } from './inputs.js';
+import { Progress } from './progress.js';
+import { formatSummary, summarize } from './summary.js';
+import { validateFiles, type FileValidation } from './validate.js';
+
+type Values = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  name: string;
+  summary: string;
+  help: string;
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>;
+  run(values: Values, positionals: string[]): Promise<number>;
+}
+
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+
+function intFlag(values: Values, name: string, def: number, min = 0): number {
+  const v = values[name];
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min} (got "${String(v)}")`);
+  return n;
+}
+
+function sizeFlag(values: Values, name: string): string | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v)) throw new UsageError(`--${name} must be a size like 512MB or 2GB (got "${String(v)}")`);
+  return v;
+}
+
+function totalBytes(files: string[]): number {
+  let n = 0;
+  for (const f of files) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      /* reported when read */
+    }
+  }
+  return n;
+}
+
+function display(file: string): string {
+  const r = relative(process.cwd(), file);
+  return r && !r.startsWith('..') && r.length < file.length ? r : file;
+}
+
+// ---- validate ------------------------------------------------------------------------------------
+
+const validate: Command = {
+  name: 'validate',
+  summary: 'check traces: layout, nesting, hashes, end.num_events, overlapping slices',
+  help: `Usage: dftracer validate [options] FILE… | DIR | GLOB
+
+Checks each trace against the DFTracer E2 layout and reports every kind of problem found, with
+file and line: the "[" header and one JSON object per line with fields in order; unique ids;
+p_idx naming an enclosing event (and level = parent's + 1); every fhash/hhash/*_hash resolved
+by FH/HH/SH metadata; start first and end last with a correct num_events; no partially
+overlapping slices on one pid/tid; truncated or corrupt gzip. A trace without its end event
+(a killed process) is valid but reported as unfinished.
+
+Exit status: 0 when every file is valid, 1 when any problem is found, 2 for usage errors.
+
+Options:
+  --max-problems N   problem lines to print (default 20; the count of each kind is always shown)
+  --threads N        worker threads that scan in parallel (default: one per core; 0: none)
+  --json             print the full report as JSON
+  -q, --quiet        print only the verdict line
+  -h, --help         this help`,
+  options: { ...HELP_FLAG, 'max-problems': { type: 'string' }, threads: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' } },
+  async run(values, positionals) {
+    const files = resolveInputs(positionals);
+    const maxLines = intFlag(values, 'max-problems', 20);
+    const threads = values.threads === undefined ? undefined : intFlag(values, 'threads', 0);
+    const total = totalBytes(files);
+    const progress = new Progress('validate', total);
+    let before = 0;
+    let current = 0;
+    let currentFile = '';
+    const report = await validateFiles(files, {
+      ...(threads !== undefined ? { threads } : {}),
+      onProgress: (file, n) => {
+        if (file !== currentFile) {
+          before += current;
+          current = 0;
+          currentFile = file;
+        }
+        current = n;
+        progress.update(before + current);
+      },
+    });
+    progress.done();
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return report.problems > 0 ? 1 : 0;
+    }
+    const bad = report.files.filter((f) => f.problems.length > 0);
+    const rate = report.seconds > 0 ? `, ${fmtCount(report.events / report.seconds)} events/s` : '';
+    const timing = `${report.seconds.toFixed(report.seconds < 10 ? 2 : 1)} s${rate}`;
+    const nFiles = `${files.length} file${files.length === 1 ? '' : 's'}`;
+    if (bad.length === 0) {
+      const unfinished = report.files.filter((f) => f.warnings.length > 0);
+      const note =
+        unfinished.length > 0
+          ? `; ${unfinished.length} unfinished: ${unfinished
+              .slice(0, 3)
+              .map((f) => `${display(f.file)} (${f.warnings[0]})`)
+              .join(', ')}${unfinished.length > 3 ? ', …' : ''}`
+          : '';
+      process.stdout.write(`valid: ${nFiles}, ${fmtCount(report.events)} events, no problems (${timing})${note}\n`);
+      return 0;
+    }
+    if (!values.quiet) {
+      let printed = 0;
+      let omitted = 0;
+      for (const f of bad) {
+        for (const g of f.problems) {
+          for (const ex of g.examples) {
+            if (printed < maxLines) {
+              process.stdout.write(`${display(f.file)}:${ex.line}: ${g.kind}: ${ex.message}\n`);
+              printed++;
+            } else omitted++;
+          }
+          const unseen = g.count - g.examples.length;
+          if (unseen > 0) {
+            if (printed < maxLines) {
+              process.stdout.write(`${display(f.file)}: ${g.kind}: … and ${fmtCount(unseen)} more\n`);
+              printed++;
+            } else omitted += unseen;
+          }
+        }
+        for (const w of f.warnings) if (printed < maxLines) process.stdout.write(`${display(f.file)}: warning: ${w}\n`);
+      }
+      if (omitted > 0) process.stdout.write(`… ${fmtCount(omitted)} more problem lines (--max-problems N to see more)\n`);
+    }
+    const kinds = new Map<string, number>();
+    for (const f of bad) for (const g of f.problems) kinds.set(g.kind, (kinds.get(g.kind) ?? 0) + g.count);
+    const byKind = [...kinds].map(([k, n]) => `${k} ${fmtCount(n)}`).join(', ');
+    process.stdout.write(
+      `invalid: ${fmtCount(report.problems)} problem${report.problems === 1 ? '' : 's'} in ${bad.length} of ${nFiles} (${byKind}); ${fmtCount(report.events)} events checked in ${timing}\n`,
+    );
+    return 1;
+  },
+};
+
+// ---- summary -------------------------------------------------------------------------------------
+
+const ENGINE_HELP = `  --threads N        DuckDB threads (default: one per core)
+  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 1GB); it spills to a
+                     temporary directory beyond that`;
+
+const summary: Command = {
+  name: 'summary',
+  summary: 'time by cat/name, I/O bytes and bandwidth per file, I/O vs compute overlap',
+  help: `Usage: dftracer summary [options] FILE… | DIR | GLOB
+
+Wall time; time by category and by name (count, total, mean, p50, p99, max); bytes read and
+written and bandwidth per file (names from FH metadata); time in I/O, in compute and in both at
+once, per process and in total; the top files and the longest events.
+
+I/O is cat POSIX/STDIO (and io names under data/checkpoint/other); the tracer's own "dftracer"
+events are neither; everything else is compute. I/O and compute times are unions of intervals
+over all threads of a process; compute counts leaf events only, so a span that merely encloses
+I/O is not "compute during I/O". Bytes are the ret of read/write calls.
+
+Options:
+  --json             print every figure as JSON (all names and files)
+  --top N            rows in the files and longest-events tables (default 10)
+${ENGINE_HELP}
+  -h, --help         this help`,
+  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  async run(values, positionals) {
+    const files = resolveInputs(positionals);
+    await assertTraces(files);
+    const top = intFlag(values, 'top', 10);
+    const progress = new Progress('summary', 100, 'percent');
+    const checks = gzipChecks(files);
+    const s = await summarize(files, {
+      top,
+      ...(values.threads !== undefined ? { threads: intFlag(values, 'threads', 1, 1) } : {}),
+      ...(sizeFlag(values, 'memory-limit') ? { memoryLimit: sizeFlag(values, 'memory-limit') } : {}),
+      onProgress: (p) => progress.update(p),
+    });
+    progress.done();
+    const warnings = await checks;
+    process.stdout.write(values.json ? `${JSON.stringify({ ...s, warnings }, null, 2)}\n` : `${formatSummary(s, { top })}\n`);
+    return 0;
+  },
+};
+
+/**
+ * Cheap checks before a DuckDB command: each input must look like a trace (line 1 "[" or a JSON
+ * object) and its gzip must be complete; a clear one-line error otherwise. Reads each file once
+ * (decompression only) for the gzip check, unless `full` is false.
+ */
+export async function assertTraces(files: string[]): Promise<void> {
+  const { checkTraceFile } = await import('./check.js');
+  for (const f of files) {
+    const problem = await checkTraceFile(f);
+    if (problem) throw new UserError(`${display(f)}: ${problem}`);
+  }
+}
+
+/**
+ * Check every gzip input for truncation while DuckDB works (DuckDB itself reads a truncated gzip
+ * silently); each problem becomes a warning on stderr. A crashed process' trace keeps its complete
+ * members, so the command still runs on what is there.
+ */
+export async function gzipChecks(files: string[]): Promise<string[]> {
+  const { gzipProblem } = await import('./check.js');
+  const warnings: string[] = [];
+  for (const f of files) {
+    const p = await gzipProblem(f);
+    if (p) {
+      const w = `${display(f)}: ${p}; only its complete part was read`;
+      warnings.push(w);
+      process.stderr.write(`dftracer: warning: ${w}\n`);
+    }
+  }
+  return warnings;
+}
+
+export const commands: Command[] = [validate, summary];
+
+export type { FileValidation };

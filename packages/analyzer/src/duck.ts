@@ -1,0 +1,220 @@
+/**
+ * The query engine: DuckDB (`@duckdb/node-api`, binaries inside the npm package). It reads our
+ * multi-member `.pfw.gz` files directly with `read_json(…, format='newline_delimited',
+ * ignore_errors=true)` (the `[` line becomes an all-null row that we drop), in parallel and with a
+ * memory limit, spilling to a temporary directory beyond it.
+ *
+ * `loadTraces()` scans the inputs once into a temporary table; every command then queries that.
+ */
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { isGzipFile } from './lines.js';
+
+export interface DuckOptions {
+  /** Worker threads (default: one per core). */
+  threads?: number;
+  /** DuckDB memory limit, e.g. "1GB" (default 1GB); beyond it DuckDB spills to a temp directory. */
+  memoryLimit?: string;
+  /** Called with 0–100 while a long query runs. */
+  onProgress?: (percent: number) => void;
+}
+
+export type Row = Record<string, unknown>;
+
+/** Plain JS value: BIGINT and HUGEINT become numbers, lists and structs are walked. */
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v && typeof v === 'object' && !(v instanceof Date)) {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) o[k] = plain(x);
+    return o;
+  }
+  return v;
+}
+
+/** A DuckDB database in memory, with its own spill directory. */
+export class Duck {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly conn: DuckDBConnection,
+    /** A private temporary directory (DuckDB spills here; removed by `close()`). */
+    readonly tempDir: string,
+    private readonly onProgress?: (percent: number) => void,
+  ) {}
+
+  static async open(opts: DuckOptions = {}): Promise<Duck> {
+    const tempDir = mkdtempSync(join(tmpdir(), 'dftracer-duck-'));
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(Math.max(1, opts.threads ?? availableParallelism())),
+      memory_limit: opts.memoryLimit ?? '1GB',
+      temp_directory: tempDir,
+      preserve_insertion_order: 'false',
+      enable_external_access: 'true',
+    });
+    const conn = await instance.connect();
+    return new Duck(instance, conn, tempDir, opts.onProgress);
+  }
+
+  /** Run a statement, reporting progress while it runs. */
+  async run(sql: string): Promise<void> {
+    await this.withProgress(() => this.conn.run(sql));
+  }
+
+  /** Run a query; rows as plain objects (numbers instead of bigints). */
+  async all(sql: string): Promise<Row[]> {
+    const reader = await this.withProgress(() => this.conn.runAndReadAll(sql));
+    return (reader.getRowObjectsJS() as Row[]).map((r) => plain(r) as Row);
+  }
+
+  /** A query's rows as arrays, with column names. */
+  async table(sql: string): Promise<{ columns: string[]; rows: unknown[][] }> {
+    const reader = await this.withProgress(() => this.conn.runAndReadAll(sql));
+    return { columns: reader.columnNames(), rows: reader.getRowsJS().map((r) => r.map(plain)) };
+  }
+
+  private async withProgress<T>(f: () => Promise<T>): Promise<T> {
+    if (!this.onProgress) return f();
+    const timer = setInterval(() => {
+      const p = this.conn.progress;
+      if (p.percentage >= 0) this.onProgress!(p.percentage);
+    }, 200);
+    try {
+      return await f();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  close(): void {
+    try {
+      this.conn.closeSync();
+      this.instance.closeSync();
+    } finally {
+      rmSync(this.tempDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** SQL string literal. */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** SQL identifier. */
+export function sqlIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** The first two lines of a trace (decompressed), or fewer. */
+async function firstLines(file: string): Promise<string[]> {
+  const input = createReadStream(file, { highWaterMark: 64 * 1024 });
+  const stream = (await isGzipFile(file)) ? input.pipe(createGunzip()) : input;
+  let text = '';
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      text += chunk.toString('utf8');
+      const nl1 = text.indexOf('\n');
+      if (nl1 >= 0 && text.indexOf('\n', nl1 + 1) >= 0) break;
+      if (text.length > 1 << 20) break;
+    }
+  } catch {
+    /* a truncated or broken file: use what was read */
+  } finally {
+    input.destroy();
+    stream.destroy();
+  }
+  return text.split('\n').slice(0, 2);
+}
+
+/**
+ * `read_json` over the files (grouped by compression, detected from content), as one relation
+ * with a `filename` column naming the source trace.
+ *
+ * DuckDB's newline-delimited reader, with `ignore_errors`, drops the line *after* the E2 `[`
+ * line together with it (it parses `[` and the next line as one broken value). So line 2 of
+ * each trace is read here and fed to DuckDB from a side file in `sideDir`, mapped back to its
+ * trace's name.
+ */
+export async function readJsonSql(files: string[], columns: Record<string, string>, sideDir: string): Promise<string> {
+  const gz: string[] = [];
+  const plainFiles: string[] = [];
+  const sides: Array<[string, string]> = [];
+  for (const f of files) {
+    ((await isGzipFile(f)) ? gz : plainFiles).push(f);
+    const [l1, l2] = await firstLines(f);
+    if (l1?.trim() === '[' && l2 && l2.trim().startsWith('{')) {
+      const side = join(sideDir, `line2-${sides.length}.ndjson`);
+      writeFileSync(side, `${l2}\n`);
+      sides.push([side, f]);
+    }
+  }
+  const cols = `{${Object.entries(columns)
+    .map(([k, t]) => `${sqlString(k)}: ${sqlString(t)}`)
+    .join(', ')}}`;
+  const one = (list: string[], compression: string) =>
+    `SELECT * FROM read_json([${list.map(sqlString).join(', ')}], format = 'newline_delimited', ignore_errors = true, ` +
+    `compression = '${compression}', maximum_object_size = 16777216, filename = true, columns = ${cols})`;
+  const parts: string[] = [];
+  if (gz.length) parts.push(one(gz, 'gzip'));
+  if (plainFiles.length) parts.push(one(plainFiles, 'none'));
+  if (sides.length) {
+    const map = sides.map(([side, f]) => `(${sqlString(side)}, ${sqlString(f)})`).join(', ');
+    parts.push(
+      `SELECT * REPLACE (m.trace AS filename) FROM (${one(
+        sides.map((s) => s[0]),
+        'none',
+      )}) j JOIN (VALUES ${map}) m(side, trace) ON m.side = j.filename`,
+    );
+  }
+  return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
+}
+
+/** Names of read-like and write-like calls whose `ret` counts bytes moved. */
+export const READ_CALLS = ['read', 'pread', 'pread64', 'readv', 'preadv', 'preadv2', 'fread'];
+export const WRITE_CALLS = ['write', 'pwrite', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'fwrite'];
+
+/** SQL expression: the event's kind, 1 = I/O, 2 = compute, 0 = neither (the tracer's own). */
+export const KIND_SQL = `CASE WHEN cat IN ('POSIX', 'STDIO') OR (cat IN ('data', 'checkpoint', 'other') AND (name = 'io' OR name LIKE 'io.%')) OR name LIKE 'data.io%' OR name LIKE 'checkpoint.io%' THEN 1 WHEN cat = 'dftracer' THEN 0 ELSE 2 END`;
+
+const list = (xs: string[]) => xs.map(sqlString).join(', ');
+
+/**
+ * Scan the traces once into the temporary table `ev` (complete events and metadata):
+ * trace (source file), ph, id, name, cat, pid, tid, ts, dur, kind, level, p_idx, fhash, bytes
+ * (for reads/writes), op (1 read, 2 write, 0 other), and for metadata aname/avalue; plus `fh`
+ * (hash → path).
+ */
+export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
+  const src = await readJsonSql(
+    files,
+    {
+    id: 'BIGINT',
+    name: 'VARCHAR',
+    cat: 'VARCHAR',
+    pid: 'BIGINT',
+    tid: 'BIGINT',
+    ts: 'BIGINT',
+    dur: 'BIGINT',
+    ph: 'VARCHAR',
+    args: 'STRUCT(fhash VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
+    },
+    duck.tempDir,
+  );
+  await duck.run(`CREATE OR REPLACE TEMP TABLE ev AS
+    SELECT filename AS trace, ph, id, name, cat, pid, tid, ts, dur,
+      (${KIND_SQL})::UTINYINT AS kind,
+      args.level AS level, args.p_idx AS p_idx, args.fhash AS fhash,
+      (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
+      CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
+        THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
+        ELSE 0 END AS bytes,
+      args.name AS aname, args.value AS avalue
+    FROM (${src})
+    WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  await duck.run(`CREATE OR REPLACE TEMP TABLE fh AS
+    SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
+}

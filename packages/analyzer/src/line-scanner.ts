@@ -1,0 +1,701 @@
+/**
+ * The validator's line scanner: checks the E2 layout of each line byte by byte (no `JSON.parse`
+ * unless a line fails the fast path) and extracts what the semantic checks need into compact
+ * records. It works on chunks of whole lines and keeps no cross-chunk state except small caches,
+ * so chunks of one file can be scanned in parallel (worker threads) and their results consumed in
+ * order by the semantic checker (`validate.ts`).
+ *
+ * Invariant relied on throughout: a chunk ends with `\n`, and no literal contains byte 10, so a
+ * scan that runs to the end of a line stops there.
+ */
+import { C, isHash16, lit, scanObjectBody, scanStringBody, scanValue } from './scan.js';
+
+export type ProblemKind =
+  | 'not-trace'
+  | 'gzip'
+  | 'json'
+  | 'layout'
+  | 'value'
+  | 'duplicate-id'
+  | 'parent'
+  | 'nesting'
+  | 'level'
+  | 'hash'
+  | 'lifecycle'
+  | 'num-events'
+  | 'overlap';
+
+export interface ProblemExample {
+  line: number;
+  message: string;
+}
+
+export interface ProblemGroup {
+  kind: ProblemKind;
+  count: number;
+  /** The first few occurrences. */
+  examples: ProblemExample[];
+}
+
+/** Hash namespaces: which metadata record defines a referenced hash (0 FH, 1 HH, 2 SH). */
+export const NS_FH = 0;
+export const NS_HH = 1;
+export const NS_SH = 2;
+export const NS_NAMES = ['FH', 'HH', 'SH'];
+
+/** Numbers per record in `ChunkResult.records`. */
+export const R = 10;
+/** Record field offsets. */
+export const F = {
+  LINE: 0,
+  ID: 1,
+  PID: 2,
+  TID: 3,
+  TS: 4,
+  DUR: 5,
+  /** -1: absent */
+  LEVEL: 6,
+  /** -2: absent */
+  PIDX: 7,
+  /** end.num_events, -1: absent */
+  NUM: 8,
+  /** 1: start, 2: end */
+  FLAGS: 9,
+} as const;
+
+/** What scanning one chunk of whole lines found; line numbers are relative to the chunk (1-based). */
+export interface ChunkResult {
+  lines: number;
+  /** `n` complete events, `R` numbers each. */
+  records: Float64Array;
+  n: number;
+  metadata: number;
+  /** Newly defined hashes: `[ns, hash]`. */
+  defs: Array<[number, string]>;
+  /** Hash references new to this scanner: `[ns, hash, line]`. */
+  refs: Array<[number, string, number]>;
+  problems: ProblemGroup[];
+  /** The chunk started the file and line 1 is not a trace header: stop reading. */
+  notTrace: boolean;
+  /** Relative line of a lone `]` (E1 closing bracket), 0 if none. */
+  closeBracket: number;
+}
+
+const HC_BITS = 8;
+const HC_SLOTS = 1 << HC_BITS;
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** A literal, pre-split into little-endian 32-bit words for DataView comparison. */
+interface Lit {
+  len: number;
+  words: number[];
+  tail: number[];
+}
+function L(s: string): Lit {
+  const b = lit(s);
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const words: number[] = [];
+  let i = 0;
+  for (; i + 4 <= b.length; i += 4) words.push(dv.getUint32(i, true));
+  return { len: b.length, words, tail: Array.from(b.subarray(i)) };
+}
+
+const L_ID = L('{"id":');
+const L_NAME_FIRST = L('{"name":"');
+const L_NAME = L(',"name":"');
+const L_CAT = L(',"cat":"');
+const L_PID = L(',"pid":');
+const L_TID = L(',"tid":');
+const L_TS = L(',"ts":');
+const L_DUR = L(',"dur":');
+const L_PH_X = L(',"ph":"X"');
+const L_PH_M = L(',"ph":"M"');
+const L_PH_C = L(',"ph":"C"');
+const L_ARGS = L(',"args":{');
+const L_ARGS_HHASH = L(',"args":{"hhash":"');
+const L_LEVEL = L(',"level":');
+const L_PIDX = L(',"p_idx":');
+const L_FHASH = L('"fhash":"');
+
+const B_START = lit('start');
+const B_END = lit('end');
+const B_DFTRACER = lit('dftracer');
+const KEY_HHASH = lit('hhash');
+const KEY_FHASH = lit('fhash');
+const KEY_LEVEL = lit('level');
+const KEY_PIDX = lit('p_idx');
+const KEY_NUM = lit('num_events');
+const KEY_NAME = lit('name');
+const KEY_VALUE = lit('value');
+const KEY_CWD = lit('cwd');
+const SUFFIX_HASH = lit('_hash');
+
+const X_ORDER = ['id', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'ph', 'args'];
+const M_ORDER = ['name', 'cat', 'pid', 'tid', 'ph', 'args'];
+const C_ORDER = ['name', 'cat', 'pid', 'tid', 'ts', 'ph', 'args'];
+const HASH_KEYS = new Set(['hhash', 'fhash']);
+
+function eqBytes(buf: Uint8Array, s: number, e: number, l: Uint8Array): boolean {
+  if (e - s !== l.length) return false;
+  for (let i = 0; i < l.length; i++) if (buf[s + i] !== l[i]) return false;
+  return true;
+}
+
+export class LineScanner {
+  private readonly maxExamples: number;
+  private groups = new Map<ProblemKind, ProblemGroup>();
+  private records = new Float64Array(R * 4096);
+  private n = 0;
+  private metadata = 0;
+  private defs: Array<[number, string]> = [];
+  private refs: Array<[number, string, number]> = [];
+  private notTrace = false;
+  private closedBracket = 0;
+
+  // the buffer being scanned
+  private buf: Uint8Array = new Uint8Array(0);
+  private dv: DataView = new DataView(new ArrayBuffer(0));
+  private len = 0;
+
+  // registers filled by the fast path for the current line
+  private v = 0;
+  private id = 0;
+  private pid = 0;
+  private tid = 0;
+  private ts = 0;
+  private dur = 0;
+  private level = -1;
+  private pIdx = -2;
+  private numEvents = -1;
+  private nameS = 0;
+  private nameE = 0;
+  private catS = 0;
+  private catE = 0;
+
+  // per file: hashes already reported, and the last reference of each kind
+  private defined: Array<Set<string>> = [new Set(), new Set(), new Set()];
+  private referenced: Array<Set<string>> = [new Set(), new Set(), new Set()];
+  /** Recently seen hashes, 4 words each, per namespace (never matches 0-words: not hex). */
+  private readonly hc = new Uint32Array(3 * HC_SLOTS * 4);
+
+  constructor(maxExamples = 3) {
+    this.maxExamples = maxExamples;
+  }
+
+  /** Forget per-file state (done by `scanChunk(…, first = true)`). */
+  resetFile(): void {
+    this.defined = [new Set(), new Set(), new Set()];
+    this.referenced = [new Set(), new Set(), new Set()];
+    this.hc.fill(0);
+  }
+
+  private setBuf(buf: Uint8Array): void {
+    this.buf = buf;
+    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.len = buf.length;
+  }
+
+  /**
+   * Scan a chunk of whole lines (`buf` ends with `\n`). `first`: the chunk starts a file (line 1
+   * must be `[`).
+   */
+  scanChunk(buf: Uint8Array, first: boolean): ChunkResult {
+    if (first) this.resetFile();
+    this.groups = new Map();
+    this.n = 0;
+    this.metadata = 0;
+    this.defs = [];
+    this.refs = [];
+    this.notTrace = false;
+    this.closedBracket = 0;
+    this.setBuf(buf);
+    const len = buf.length;
+    let lineNo = 0;
+    let pos = 0;
+    while (pos < len) {
+      lineNo++;
+      let next = -1;
+      if (lineNo === 1 && first) {
+        const nl = this.lineEnd(pos);
+        this.header(pos, nl);
+        if (this.notTrace) break;
+        next = nl + 1;
+      } else {
+        if (this.closedBracket) {
+          this.problem('layout', lineNo, `line after the closing "]" on line ${this.closedBracket}`);
+          this.closedBracket = 0;
+        }
+        if (buf[pos] === C.LBRACE) next = buf[pos + 2] === 105 /* {"i */ ? this.fastComplete(pos, lineNo) : this.fastMeta(pos, lineNo);
+        if (next < 0) {
+          const nl = this.lineEnd(pos);
+          if (buf[pos] === C.RBRACKET && nl - pos === 1) this.closedBracket = lineNo;
+          else this.slowLine(pos, nl, lineNo);
+          next = nl + 1;
+        }
+      }
+      pos = next;
+    }
+    return {
+      lines: lineNo,
+      records: this.records.slice(0, this.n * R),
+      n: this.n,
+      metadata: this.metadata,
+      defs: this.defs,
+      refs: this.refs,
+      problems: [...this.groups.values()],
+      notTrace: this.notTrace,
+      closeBracket: this.closedBracket,
+    };
+  }
+
+  private lineEnd(pos: number): number {
+    const nl = this.buf.indexOf(10, pos);
+    return nl < 0 ? this.len : nl;
+  }
+
+  private problem(kind: ProblemKind, line: number, message: string | (() => string)): void {
+    let g = this.groups.get(kind);
+    if (!g) this.groups.set(kind, (g = { kind, count: 0, examples: [] }));
+    g.count++;
+    if (g.examples.length < this.maxExamples) g.examples.push({ line, message: typeof message === 'string' ? message : message() });
+  }
+
+  private text(s: number, e: number): string {
+    return decoder.decode(this.buf.subarray(s, e));
+  }
+
+  private latin1(s: number, e: number): string {
+    let out = '';
+    const b = this.buf;
+    for (let i = s; i < e; i++) out += String.fromCharCode(b[i]!);
+    return out;
+  }
+
+  private header(start: number, end: number): void {
+    const buf = this.buf;
+    if (end - start === 1 && buf[start] === C.LBRACKET) return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(this.text(start, end));
+    } catch {
+      /* not JSON */
+    }
+    if (obj && typeof obj === 'object' && !Array.isArray(obj) && ('ph' in obj || 'name' in obj)) {
+      // Trace events without the `[` line (pure NDJSON): report, then check the rest.
+      this.problem('layout', 1, 'line 1 must be "[" (found an event: a trace without the E2 "[" line?)');
+      this.slowLine(start, end, 1);
+      return;
+    }
+    const printable = this.text(start, Math.min(end, start + 200))
+      .replace(/[^\x20-\x7e]/g, '?')
+      .slice(0, 40);
+    this.problem('not-trace', 1, `not a DFTracer trace: line 1 is not "[" (starts with ${JSON.stringify(printable)})`);
+    this.notTrace = true;
+  }
+
+  // ---- fast paths: return the position after the line's `\n`, or -1 -----------------------------
+
+  /** Match a literal at `p` (4 bytes at a time). */
+  private m(p: number, l: Lit): number {
+    if (p < 0 || p + l.len > this.len) return -1;
+    const dv = this.dv;
+    const w = l.words;
+    let q = p;
+    for (let i = 0; i < w.length; i++, q += 4) if (dv.getUint32(q, true) !== w[i]) return -1;
+    const t = l.tail;
+    const buf = this.buf;
+    for (let i = 0; i < t.length; i++, q++) if (buf[q] !== t[i]) return -1;
+    return q;
+  }
+
+  /** A non-negative JSON integer into `this.v`. */
+  private uint(p: number): number {
+    if (p < 0) return -1;
+    const buf = this.buf;
+    let c = buf[p]!;
+    if (c < 48 || c > 57) return -1;
+    if (c === 48) {
+      const d = buf[p + 1]!;
+      if ((d >= 48 && d <= 57) || d === C.DOT || d === 101 || d === 69) return -1;
+      this.v = 0;
+      return p + 1;
+    }
+    let v = 0;
+    do {
+      v = v * 10 + (c - 48);
+      c = buf[++p]!;
+    } while (c >= 48 && c <= 57);
+    if (c === C.DOT || c === 101 || c === 69) return -1; // not an integer
+    this.v = v;
+    return p;
+  }
+
+  /** A JSON integer, possibly negative, into `this.v`. */
+  private int(p: number): number {
+    if (p >= 0 && this.buf[p] === C.MINUS) {
+      const q = this.uint(p + 1);
+      this.v = -this.v;
+      return q;
+    }
+    return this.uint(p);
+  }
+
+  /** `{"id":…,"name":"…","cat":"…","pid":…,"tid":…,"ts":…,"dur":…,"ph":"X"[,"args":{…}]}` */
+  private fastComplete(start: number, lineNo: number): number {
+    const buf = this.buf;
+    let p = this.uint(this.m(start, L_ID));
+    if (p < 0) return -1;
+    this.id = this.v;
+    p = this.m(p, L_NAME);
+    if (p < 0) return -1;
+    this.nameS = p;
+    p = scanStringBody(buf, p);
+    if (p < 0) return -1;
+    this.nameE = p;
+    p = this.m(p + 1, L_CAT);
+    if (p < 0) return -1;
+    this.catS = p;
+    p = scanStringBody(buf, p);
+    if (p < 0) return -1;
+    this.catE = p;
+    if ((p = this.uint(this.m(p + 1, L_PID))) < 0) return -1;
+    this.pid = this.v;
+    if ((p = this.uint(this.m(p, L_TID))) < 0) return -1;
+    this.tid = this.v;
+    if (buf[p + 2] !== 116 /* ,"t(s) */) return this.fastMetaTail(p, lineNo); // metadata with an id (older E2)
+    if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
+    this.ts = this.v;
+    if ((p = this.uint(this.m(p, L_DUR))) < 0) return -1;
+    this.dur = this.v;
+    if ((p = this.m(p, L_PH_X)) < 0) return -1;
+    this.level = -1;
+    this.pIdx = -2;
+    this.numEvents = -1;
+    if (buf[p] !== C.RBRACE) {
+      const p0 = p;
+      let q = this.m(p, L_ARGS_HHASH);
+      p = -1;
+      if (q >= 0) {
+        // the usual prefix: "hhash":"…","level":N,"p_idx":N
+        q = this.hashValue(q - 1, lineNo, NS_HH);
+        if ((q = this.uint(this.m(q, L_LEVEL))) >= 0) {
+          this.level = this.v;
+          if ((q = this.int(this.m(q, L_PIDX))) >= 0 && this.v >= -1) {
+            this.pIdx = this.v;
+            const c = buf[q];
+            if (c === C.RBRACE) p = q + 1;
+            else if (c === C.COMMA) p = this.eventArgs(q + 1, lineNo);
+          }
+        }
+      }
+      if (p < 0) {
+        // anything else: the general path from the top of args
+        this.level = -1;
+        this.pIdx = -2;
+        p = this.eventArgs(this.m(p0, L_ARGS), lineNo);
+      }
+      if (p < 0 || buf[p] !== C.RBRACE) return -1;
+    }
+    if (buf[p + 1] !== C.NL) return -1;
+    this.record(lineNo);
+    return p + 2;
+  }
+
+  /** The body of a complete event's `args` after `{`: notes level, p_idx, num_events and hashes. */
+  private eventArgs(p: number, lineNo: number): number {
+    if (p < 0) return -1;
+    const buf = this.buf;
+    if (buf[p] === C.RBRACE) return p + 1;
+    for (;;) {
+      if (buf[p] !== C.QUOTE) return -1;
+      let q = this.m(p, L_FHASH);
+      if (q >= 0) {
+        p = this.hashValue(q - 1, lineNo, NS_FH);
+      } else {
+        const ks = p + 1;
+        const ke = scanStringBody(buf, ks);
+        if (ke < 0 || buf[ke + 1] !== C.COLON) return -1;
+        p = ke + 2;
+        const klen = ke - ks;
+        q = -2; // not handled
+        if (klen === 5) {
+          const k0 = buf[ks];
+          if (k0 === 104 /* h */ && eqBytes(buf, ks, ke, KEY_HHASH)) q = this.hashValue(p, lineNo, NS_HH);
+          else if (k0 === 102 /* f */ && eqBytes(buf, ks, ke, KEY_FHASH)) q = this.hashValue(p, lineNo, NS_FH);
+          else if (k0 === 108 /* l */ && eqBytes(buf, ks, ke, KEY_LEVEL)) {
+            q = this.uint(p);
+            this.level = this.v;
+          } else if (k0 === 112 /* p */ && eqBytes(buf, ks, ke, KEY_PIDX)) {
+            q = this.int(p);
+            if (this.v < -1) q = -1;
+            this.pIdx = this.v;
+          }
+        } else if (klen === 10 && eqBytes(buf, ks, ke, KEY_NUM)) {
+          q = this.uint(p);
+          this.numEvents = this.v;
+        } else if (buf[p] === C.QUOTE && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
+          // cmd_hash / exec_hash name SH strings; cwd and other *_hash (newpath_hash, …) name files
+          q = this.hashValue(p, lineNo, buf[ks] === 99 && klen > 3 ? NS_SH : buf[ks] === 101 ? NS_SH : NS_FH, true);
+        }
+        p = q === -2 ? scanValue(buf, p) : q;
+      }
+      if (p < 0) return -1;
+      const d = buf[p];
+      if (d === C.RBRACE) return p + 1;
+      if (d !== C.COMMA) return -1;
+      p++;
+    }
+  }
+
+  /** A hash-valued arg at `p` (its opening quote): a 16-hex string, remembered for resolution. */
+  private hashValue(p: number, lineNo: number, ns: number, loose = false): number {
+    if (p < 0) return -1;
+    const buf = this.buf;
+    if (buf[p] !== C.QUOTE) return -1; // not a string: the slow path says so
+    if (buf[p + 17] === C.QUOTE) {
+      // fast: a hash this scanner has already checked and noted (a small direct-mapped cache)
+      const dv = this.dv;
+      const s = p + 1;
+      const w0 = dv.getUint32(s, true);
+      const w1 = dv.getUint32(s + 4, true);
+      const w2 = dv.getUint32(s + 8, true);
+      const w3 = dv.getUint32(s + 12, true);
+      const slot = (ns * HC_SLOTS + (Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> (32 - HC_BITS))) * 4;
+      const hc = this.hc;
+      if (hc[slot] === w0 && hc[slot + 1] === w1 && hc[slot + 2] === w2 && hc[slot + 3] === w3) return p + 18;
+      if (isHash16(buf, s, s + 16)) {
+        hc[slot] = w0;
+        hc[slot + 1] = w1;
+        hc[slot + 2] = w2;
+        hc[slot + 3] = w3;
+        this.reference(s, ns, lineNo);
+        return p + 18;
+      }
+    }
+    const e = scanStringBody(buf, p + 1);
+    if (e < 0) return -1;
+    if (!loose) this.problem('value', lineNo, () => `${ns === NS_HH ? 'hhash' : 'fhash'} ${JSON.stringify(this.text(p + 1, e))} is not a 16-hex-digit hash`);
+    return e + 1;
+  }
+
+  /** Note a (valid) hash reference at `buf[s, s+16)`. */
+  private reference(s: number, ns: number, lineNo: number): void {
+    const h = this.latin1(s, s + 16);
+    const seen = this.referenced[ns]!;
+    if (!seen.has(h)) {
+      seen.add(h);
+      this.refs.push([ns, h, lineNo]);
+    }
+  }
+
+  /** `{"name":"…","cat":"…","pid":…,"tid":…,"ph":"M","args":{…}}` (or a `"ph":"C"` counter). */
+  private fastMeta(start: number, lineNo: number): number {
+    const buf = this.buf;
+    let p = this.m(start, L_NAME_FIRST);
+    if (p < 0) return -1;
+    this.nameS = p;
+    p = scanStringBody(buf, p);
+    if (p < 0) return -1;
+    this.nameE = p;
+    p = this.m(p + 1, L_CAT);
+    if (p < 0) return -1;
+    this.catS = p;
+    p = scanStringBody(buf, p);
+    if (p < 0) return -1;
+    this.catE = p;
+    if ((p = this.uint(this.m(p + 1, L_PID))) < 0) return -1;
+    this.pid = this.v;
+    if ((p = this.uint(this.m(p, L_TID))) < 0) return -1;
+    this.tid = this.v;
+    if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
+      if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
+      if ((p = this.m(p, L_PH_C)) < 0) return -1;
+      if (buf[p] !== C.RBRACE) {
+        if ((p = this.m(p, L_ARGS)) < 0) return -1;
+        p = scanObjectBody(buf, p, 1);
+        if (p < 0 || buf[p] !== C.RBRACE) return -1;
+      }
+      return buf[p + 1] === C.NL ? p + 2 : -1;
+    }
+    return this.fastMetaTail(p, lineNo);
+  }
+
+  /** `,"ph":"M","args":{…}}` of a metadata line. */
+  private fastMetaTail(p: number, lineNo: number): number {
+    const buf = this.buf;
+    if ((p = this.m(p, L_PH_M)) < 0) return -1;
+    if ((p = this.m(p, L_ARGS)) < 0) return -1;
+    let valS = -1;
+    let valE = -1;
+    let hhS = -1;
+    if (buf[p] !== C.RBRACE) {
+      for (;;) {
+        if (buf[p] !== C.QUOTE) return -1;
+        const ks = p + 1;
+        const ke = scanStringBody(buf, ks);
+        if (ke < 0 || buf[ke + 1] !== C.COLON) return -1;
+        p = ke + 2;
+        if (buf[p] === C.QUOTE && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH) || eqBytes(buf, ks, ke, KEY_NAME))) {
+          const s = p + 1;
+          const e = scanStringBody(buf, s);
+          if (e < 0) return -1;
+          if (buf[ks] === 118 /* value */) {
+            valS = s;
+            valE = e;
+          } else if (buf[ks] === 104 /* hhash */) hhS = isHash16(buf, s, e) ? s : -1;
+          p = e + 1;
+        } else {
+          p = scanValue(buf, p);
+          if (p < 0) return -1;
+        }
+        const d = buf[p];
+        if (d === C.RBRACE) {
+          p++;
+          break;
+        }
+        if (d !== C.COMMA) return -1;
+        p++;
+      }
+    } else p++;
+    if (buf[p] !== C.RBRACE || buf[p + 1] !== C.NL) return -1;
+    this.metadata++;
+    if (hhS >= 0) this.reference(hhS, NS_HH, lineNo);
+    // HH, FH, SH define hashes
+    if (this.nameE - this.nameS === 2 && buf[this.nameS + 1] === 72 /* ?H */) {
+      const n0 = buf[this.nameS];
+      const ns = n0 === 70 ? NS_FH : n0 === 72 ? NS_HH : n0 === 83 ? NS_SH : -1;
+      if (ns >= 0) {
+        if (valS >= 0 && isHash16(buf, valS, valE)) this.define(ns, this.latin1(valS, valE));
+        else this.problem('value', lineNo, `${NS_NAMES[ns]} metadata needs args.value, a 16-hex-digit hash`);
+      }
+    }
+    return p + 2;
+  }
+
+  private define(ns: number, h: string): void {
+    const d = this.defined[ns]!;
+    if (!d.has(h)) {
+      d.add(h);
+      this.defs.push([ns, h]);
+    }
+  }
+
+  /** Append the current registers as a record. */
+  private record(lineNo: number): void {
+    if ((this.n + 1) * R > this.records.length) {
+      const b = new Float64Array(this.records.length * 2);
+      b.set(this.records);
+      this.records = b;
+    }
+    let flags = 0;
+    const buf = this.buf;
+    if (eqBytes(buf, this.catS, this.catE, B_DFTRACER)) {
+      if (eqBytes(buf, this.nameS, this.nameE, B_START)) flags = 1;
+      else if (eqBytes(buf, this.nameS, this.nameE, B_END)) flags = 2;
+    }
+    const r = this.records;
+    const o = this.n * R;
+    r[o] = lineNo;
+    r[o + 1] = this.id;
+    r[o + 2] = this.pid;
+    r[o + 3] = this.tid;
+    r[o + 4] = this.ts;
+    r[o + 5] = this.dur;
+    r[o + 6] = this.level;
+    r[o + 7] = this.pIdx;
+    r[o + 8] = this.numEvents;
+    r[o + 9] = flags;
+    this.n++;
+  }
+
+  // ---- the slow path: JSON.parse, to diagnose, or to accept unusual but valid lines -----------
+
+  private slowLine(start: number, end: number, lineNo: number): void {
+    const text = this.text(start, end);
+    if (/^\s*$/.test(text)) {
+      this.problem('layout', lineNo, 'empty line');
+      return;
+    }
+    let obj: unknown;
+    try {
+      obj = JSON.parse(text);
+    } catch (e) {
+      this.problem('json', lineNo, () => `not valid JSON: ${(e as Error).message.split('\n')[0]}`);
+      return;
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+      this.problem('layout', lineNo, 'each line must be one JSON object');
+      return;
+    }
+    const o = obj as Record<string, unknown>;
+    const keys = Object.keys(o);
+    const ph = o.ph;
+    const isInt = (x: unknown, min = 0) => typeof x === 'number' && Number.isInteger(x) && x >= min;
+    const order = ph === 'M' ? (keys[0] === 'id' ? ['id', ...M_ORDER] : M_ORDER) : ph === 'C' ? C_ORDER : X_ORDER;
+    const want = order.filter((k) => k !== 'args' || 'args' in o);
+    if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) {
+      const missing = want.filter((k) => !(k in o));
+      const extra = keys.filter((k) => !want.includes(k));
+      this.problem('layout', lineNo, () =>
+        missing.length > 0
+          ? `missing field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}`
+          : extra.length > 0
+            ? `unexpected field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}`
+            : `fields out of order: expected ${want.join(', ')}; found ${keys.join(', ')}`,
+      );
+      return;
+    }
+    if (typeof o.name !== 'string' || typeof o.cat !== 'string') {
+      this.problem('value', lineNo, '"name" and "cat" must be strings');
+      return;
+    }
+    if (!isInt(o.pid) || !isInt(o.tid)) {
+      this.problem('value', lineNo, '"pid" and "tid" must be non-negative integers');
+      return;
+    }
+    if (o.args !== undefined && (typeof o.args !== 'object' || o.args === null || Array.isArray(o.args))) {
+      this.problem('value', lineNo, '"args" must be an object');
+      return;
+    }
+    const args = (o.args ?? {}) as Record<string, unknown>;
+    for (const k of HASH_KEYS) {
+      if (k in args && typeof args[k] !== 'string') {
+        this.problem('value', lineNo, `args.${k} must be a 16-hex-digit hash string`);
+        return;
+      }
+    }
+    if (ph === 'M' || ph === 'C') {
+      if (ph === 'C' && !isInt(o.ts)) {
+        this.problem('value', lineNo, '"ts" must be a non-negative integer (µs)');
+        return;
+      }
+    } else if (ph !== 'X') {
+      this.problem('value', lineNo, () => `unknown "ph" ${JSON.stringify(ph)} (expected "X" or "M")`);
+      return;
+    } else {
+      if (!isInt(o.id)) {
+        this.problem('value', lineNo, '"id" must be a non-negative integer');
+        return;
+      }
+      if (!isInt(o.ts) || !isInt(o.dur)) {
+        this.problem('value', lineNo, () => `"ts" and "dur" must be non-negative integers (µs); found ts ${JSON.stringify(o.ts)}, dur ${JSON.stringify(o.dur)}`);
+        return;
+      }
+      for (const k of ['level', 'p_idx', 'num_events'] as const) {
+        if (k in args && !isInt(args[k], k === 'p_idx' ? -1 : 0)) {
+          this.problem('value', lineNo, `args.${k} must be an integer${k === 'p_idx' ? ' (an id, or -1)' : ''}`);
+          return;
+        }
+      }
+    }
+    // A valid line the fast path could not take (spacing, escapes, unusual numbers): its canonical
+    // re-encoding goes through the fast path, so its contents are checked like any other line.
+    const saved = this.buf;
+    this.setBuf(encoder.encode(JSON.stringify(o) + '\n'));
+    const ok = this.buf[2] === 105 ? this.fastComplete(0, lineNo) : this.fastMeta(0, lineNo);
+    this.setBuf(saved);
+    if (ok < 0) this.problem('value', lineNo, 'a value the E2 layout does not allow');
+  }
+}

@@ -1,0 +1,378 @@
+/**
+ * `dftracer summary`: wall time, time by cat and name, I/O bytes and bandwidth per file, I/O vs
+ * compute vs overlapped time per process and in total, top files and top events. Computed by DuckDB
+ * over one scan of the traces (`loadTraces`).
+ *
+ * Definitions (all times integer µs):
+ * - I/O events: cat POSIX or STDIO (and `io` names under data/checkpoint/other); `dftracer`
+ *   events are the tracer's own and count as neither; everything else is compute.
+ * - I/O time of a process: the length of the union of its I/O intervals, over all its threads.
+ * - Compute time: the union of its *leaf* compute intervals (events that are no event's parent),
+ *   so a compute span that merely encloses I/O (a data-loading step, an epoch) is not counted as
+ *   computing while its I/O runs.
+ * - Overlap: time when both happen at once (e.g. prefetch I/O on a lane during a training step).
+ * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
+ */
+import { basename } from 'node:path';
+import { Duck, loadTraces, type Row } from './duck.js';
+import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
+
+export interface NameStats {
+  cat: string;
+  name: string;
+  count: number;
+  total_us: number;
+  mean_us: number;
+  p50_us: number;
+  p99_us: number;
+  min_us: number;
+  max_us: number;
+}
+
+export interface CatStats {
+  cat: string;
+  count: number;
+  total_us: number;
+}
+
+export interface FileStats {
+  /** Path from the FH metadata, or the hash when no FH line names it. */
+  file: string;
+  fhash: string;
+  ops: number;
+  reads: number;
+  writes: number;
+  bytes_read: number;
+  bytes_written: number;
+  read_us: number;
+  write_us: number;
+  io_us: number;
+  /** bytes_read / read_us, in bytes per second (0 when no reads). */
+  read_bandwidth: number;
+  write_bandwidth: number;
+  processes: number;
+}
+
+export interface TimeSplit {
+  /** Union of I/O intervals. */
+  io_us: number;
+  /** Union of leaf compute intervals. */
+  compute_us: number;
+  /** I/O and compute at the same time. */
+  overlap_us: number;
+  io_only_us: number;
+  compute_only_us: number;
+  /** Wall time with neither. */
+  idle_us: number;
+}
+
+export interface ProcessStats extends TimeSplit {
+  pid: number;
+  /** The trace file it came from. */
+  trace: string;
+  name: string | null;
+  host: string | null;
+  threads: number;
+  events: number;
+  start_us: number;
+  end_us: number;
+  wall_us: number;
+  bytes_read: number;
+  bytes_written: number;
+}
+
+export interface TopEvent {
+  name: string;
+  cat: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur: number;
+  file: string | null;
+}
+
+export interface Summary {
+  traces: string[];
+  /** Complete events (start and end included). */
+  events: number;
+  metadata: number;
+  processes: number;
+  start_us: number;
+  end_us: number;
+  wall_us: number;
+  bytes_read: number;
+  bytes_written: number;
+  /** Sums over processes (process time, not wall time). */
+  totals: TimeSplit;
+  per_process: ProcessStats[];
+  by_cat: CatStats[];
+  by_name: NameStats[];
+  /** Every file with I/O, most bytes first. */
+  files: FileStats[];
+  top_events: TopEvent[];
+}
+
+export interface SummaryOptions {
+  /** Rows in the top-events list (default 10). */
+  top?: number;
+  threads?: number;
+  memoryLimit?: string;
+  onProgress?: (percent: number) => void;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
+const str = (v: unknown): string | null => (v == null ? null : String(v));
+
+/** Compute the summary of a set of trace files. */
+export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
+  const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
+  try {
+    await loadTraces(duck, files);
+    return await summarizeLoaded(duck, files, opts);
+  } finally {
+    duck.close();
+  }
+}
+
+/** The summary from the already loaded `ev`/`fh` tables. */
+export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
+  const top = opts.top ?? 10;
+  const [overview] = await duck.all(`SELECT
+      count(*) FILTER (WHERE ph = 'X') AS events,
+      count(*) FILTER (WHERE ph = 'M') AS metadata,
+      min(ts) FILTER (WHERE ph = 'X') AS start_us,
+      max(ts + dur) FILTER (WHERE ph = 'X') AS end_us,
+      coalesce(sum(bytes) FILTER (WHERE op = 1 AND ph = 'X'), 0) AS bytes_read,
+      coalesce(sum(bytes) FILTER (WHERE op = 2 AND ph = 'X'), 0) AS bytes_written
+    FROM ev`);
+
+  const byName = (
+    await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
+        quantile_cont(dur, 0.5) AS p50_us, quantile_cont(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
+      FROM ev WHERE ph = 'X' GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
+  ).map(
+    (r): NameStats => ({
+      cat: String(r.cat),
+      name: String(r.name),
+      count: num(r.count),
+      total_us: num(r.total_us),
+      mean_us: num(r.mean_us),
+      p50_us: num(r.p50_us),
+      p99_us: num(r.p99_us),
+      min_us: num(r.min_us),
+      max_us: num(r.max_us),
+    }),
+  );
+  const byCat = new Map<string, CatStats>();
+  for (const r of byName) {
+    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0 };
+    c.count += r.count;
+    c.total_us += r.total_us;
+    byCat.set(r.cat, c);
+  }
+
+  const fileRows = (
+    await duck.all(`SELECT e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
+        count(*) FILTER (WHERE op = 1) AS reads, count(*) FILTER (WHERE op = 2) AS writes,
+        coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS bytes_read, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bytes_written,
+        coalesce(sum(dur) FILTER (WHERE op = 1), 0) AS read_us, coalesce(sum(dur) FILTER (WHERE op = 2), 0) AS write_us,
+        sum(dur) AS io_us, count(DISTINCT (trace, pid)) AS processes
+      FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
+      WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL
+      GROUP BY e.fhash ORDER BY bytes_read + bytes_written DESC, io_us DESC, file`)
+  ).map(
+    (r): FileStats => ({
+      file: String(r.file),
+      fhash: String(r.fhash),
+      ops: num(r.ops),
+      reads: num(r.reads),
+      writes: num(r.writes),
+      bytes_read: num(r.bytes_read),
+      bytes_written: num(r.bytes_written),
+      read_us: num(r.read_us),
+      write_us: num(r.write_us),
+      io_us: num(r.io_us),
+      read_bandwidth: num(r.read_us) > 0 ? (num(r.bytes_read) * 1e6) / num(r.read_us) : 0,
+      write_bandwidth: num(r.write_us) > 0 ? (num(r.bytes_written) * 1e6) / num(r.write_us) : 0,
+      processes: num(r.processes),
+    }),
+  );
+
+  const procRows = await duck.all(`SELECT trace, pid, count(*) AS events, count(DISTINCT tid) AS threads,
+      min(ts) AS start_us, max(ts + dur) AS end_us,
+      coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS bytes_read, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bytes_written
+    FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
+  const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
+    WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
+  const split = await timeSplit(duck);
+  const key = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${num(pid)}`;
+  const perProcess = procRows.map((r): ProcessStats => {
+    const k = key(r.trace, r.pid);
+    const s = split.get(k) ?? { io: 0, comp: 0, any: 0 };
+    const wall = num(r.end_us) - num(r.start_us);
+    const overlap = s.io + s.comp - s.any;
+    return {
+      pid: num(r.pid),
+      trace: String(r.trace),
+      name: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
+      host: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'HH')?.aname),
+      threads: num(r.threads),
+      events: num(r.events),
+      start_us: num(r.start_us),
+      end_us: num(r.end_us),
+      wall_us: wall,
+      bytes_read: num(r.bytes_read),
+      bytes_written: num(r.bytes_written),
+      io_us: s.io,
+      compute_us: s.comp,
+      overlap_us: overlap,
+      io_only_us: s.io - overlap,
+      compute_only_us: s.comp - overlap,
+      idle_us: Math.max(0, wall - s.any),
+    };
+  });
+  const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, idle_us: 0 };
+  for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
+
+  const topEvents = (
+    await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
+      WHERE e.ph = 'X' AND e.kind <> 0 ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
+  ).map(
+    (r): TopEvent => ({
+      name: String(r.name),
+      cat: String(r.cat),
+      pid: num(r.pid),
+      tid: num(r.tid),
+      ts: num(r.ts),
+      dur: num(r.dur),
+      file: str(r.file ?? null),
+    }),
+  );
+
+  const o = overview ?? {};
+  return {
+    traces: files,
+    events: num(o.events),
+    metadata: num(o.metadata),
+    processes: perProcess.length,
+    start_us: num(o.start_us),
+    end_us: num(o.end_us),
+    wall_us: num(o.end_us) - num(o.start_us),
+    bytes_read: num(o.bytes_read),
+    bytes_written: num(o.bytes_written),
+    totals,
+    per_process: perProcess,
+    by_cat: [...byCat.values()].sort((a, b) => b.total_us - a.total_us),
+    by_name: byName,
+    files: fileRows,
+    top_events: topEvents,
+  };
+}
+
+/**
+ * Union lengths per process: I/O, leaf compute, and either; overlap = io + compute − either.
+ * One window pass over the process's I/O and leaf-compute events sorted by start: an event adds
+ * what reaches past the latest end seen before it (per kind, and for both kinds together).
+ */
+async function timeSplit(duck: Duck): Promise<Map<string, { io: number; comp: number; any: number }>> {
+  const rows = await duck.all(`WITH k AS (
+      SELECT e.trace, e.pid, e.ts, e.ts + e.dur AS te, e.kind FROM ev e
+      ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM ev WHERE ph = 'X' AND p_idx >= 0) p
+        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id AND e.kind = 2
+      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind > 0
+    ), s AS (
+      SELECT trace, pid, kind, ts, te,
+        max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
+        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco,
+        max(te) OVER w AS pany
+      FROM k WINDOW w AS (PARTITION BY trace, pid ORDER BY ts, te ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    )
+    SELECT trace, pid,
+      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
+      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pco, 0)))) FILTER (WHERE kind = 2), 0) AS comp,
+      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))), 0) AS anyk
+    FROM s GROUP BY trace, pid`);
+  const out = new Map<string, { io: number; comp: number; any: number }>();
+  for (const r of rows) out.set(`${String(r.trace)}\u0000${num(r.pid)}`, { io: num(r.io), comp: num(r.comp), any: num(r.anyk) });
+  return out;
+}
+
+/** The summary as readable tables. */
+export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
+  const top = opts.top ?? 10;
+  const out: string[] = [];
+  const t = s.totals;
+  const procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0);
+  out.push(
+    `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}`,
+  );
+  out.push(
+    `I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)})  compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  both at once ${fmtDuration(t.overlap_us)} (${fmtPct(t.overlap_us, procTime)})  ` +
+      `read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
+  );
+  out.push('');
+  out.push('Processes');
+  out.push(
+    renderTable(
+      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'overlap', 'I/O only', 'idle', 'read', 'written'],
+      s.per_process.map((p) => [
+        String(p.pid),
+        ellipsizeLeft(p.name ?? basename(p.trace), 28),
+        p.host ?? '',
+        String(p.threads),
+        fmtCount(p.events),
+        fmtDuration(p.wall_us),
+        fmtDuration(p.io_us),
+        fmtDuration(p.compute_us),
+        fmtDuration(p.overlap_us),
+        fmtDuration(p.io_only_us),
+        fmtDuration(p.idle_us),
+        fmtBytes(p.bytes_read),
+        fmtBytes(p.bytes_written),
+      ]),
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  out.push('');
+  out.push('Time by category');
+  out.push(
+    renderTable(
+      ['cat', 'count', 'total'],
+      s.by_cat.map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.total_us)]),
+      ['l', 'r', 'r'],
+    ),
+  );
+  out.push('');
+  out.push('Time by name');
+  out.push(
+    renderTable(
+      ['cat', 'name', 'count', 'total', 'mean', 'p50', 'p99', 'max'],
+      s.by_name
+        .slice(0, Math.max(top, 20))
+        .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  if (s.by_name.length > Math.max(top, 20)) out.push(`… ${s.by_name.length - Math.max(top, 20)} more (--json for all)`);
+  out.push('');
+  out.push(`Files (top ${Math.min(top, s.files.length)} of ${fmtCount(s.files.length)} by bytes)`);
+  out.push(
+    renderTable(
+      ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
+      s.files
+        .slice(0, top)
+        .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  out.push('');
+  out.push(`Longest events (top ${s.top_events.length})`);
+  out.push(
+    renderTable(
+      ['cat', 'name', 'pid', 'tid', 'dur', 'at', 'file'],
+      s.top_events.map((e) => [e.cat, e.name, String(e.pid), String(e.tid), fmtDuration(e.dur), `+${fmtDuration(e.ts - s.start_us)}`, e.file ? ellipsizeLeft(e.file, 40) : '']),
+      ['l', 'l', 'r', 'r', 'r', 'r', 'l'],
+    ),
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,242 @@
+/**
+ * A small, synchronous writer of DFTracer "E2" trace files, byte for byte in the layout that
+ * @dftracer/core writes: line 1 `[`, one JSON object per line, fields in a fixed order, metadata
+ * lines (`HH`, `FH`, `SH`, `thread_name`, `process_name`, `CM`) and a `start`/`end` pair.
+ * Compressed output is a multi-member gzip: every flush is one complete member.
+ *
+ * Used by the tests (to make real fixtures, and deliberately broken copies of them) and by the
+ * benchmark's generator. Not part of the public API.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { dftHash } from '../hash.js';
+
+export type ArgValue = string | number | boolean | null | ArgValue[] | { [k: string]: ArgValue };
+export type Args = Record<string, ArgValue>;
+
+export interface TraceWriterOptions {
+  /** Output path; gzip-compressed (multi-member) when it ends with `.gz`. */
+  path: string;
+  pid?: number;
+  /** Main thread id (default: the pid). */
+  tid?: number;
+  hostname?: string;
+  /** Write `args` (hhash, level, p_idx, …); false mimics DFTRACER_INC_METADATA=0. Default true. */
+  metadata?: boolean;
+  /** Uncompressed bytes per gzip member / write (default 64 KiB). */
+  memberBytes?: number;
+  /** gzip level (default 1, as a tracer would use). */
+  level?: number;
+}
+
+export interface Span {
+  readonly id: number;
+  readonly name: string;
+  readonly cat: string;
+  readonly tid: number;
+  readonly ts: number;
+  readonly level: number;
+  readonly pIdx: number;
+  args?: Args;
+}
+
+/** JSON-encode a string (fast path for plain ASCII without quotes, backslashes or controls). */
+function q(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+function argsBody(args: Args): string {
+  let out = '';
+  for (const k in args) {
+    const v = args[k];
+    out += `,${q(k)}:${typeof v === 'string' ? q(v) : JSON.stringify(v)}`;
+  }
+  return out;
+}
+
+export class TraceWriter {
+  readonly path: string;
+  readonly pid: number;
+  readonly tid: number;
+  readonly hostname: string;
+  readonly hhash: string;
+  readonly metadata: boolean;
+  private readonly gzip: boolean;
+  private readonly memberBytes: number;
+  private readonly level: number;
+  private fd: number;
+  private buf: string[] = [];
+  private bufLen = 0;
+  private nextId = 1;
+  /** Complete (`ph: "X"`) events written so far, start included. */
+  completeEvents = 0;
+  /** Lines written so far, `[` included. */
+  lines = 0;
+  private readonly stacks = new Map<number, Span[]>();
+  private readonly fileHashes = new Map<string, string>();
+  private readonly stringHashes = new Map<string, string>();
+
+  constructor(opts: TraceWriterOptions) {
+    this.path = opts.path;
+    this.pid = opts.pid ?? 4242;
+    this.tid = opts.tid ?? this.pid;
+    this.hostname = opts.hostname ?? 'node01';
+    this.hhash = dftHash(this.hostname);
+    this.metadata = opts.metadata ?? true;
+    this.gzip = opts.path.endsWith('.gz');
+    this.memberBytes = opts.memberBytes ?? 64 * 1024;
+    this.level = opts.level ?? 1;
+    this.fd = openSync(opts.path, 'w', 0o644);
+    this.raw('[');
+  }
+
+  /** Write one line verbatim (no validation: tests use it to plant broken lines). */
+  raw(line: string): void {
+    this.buf.push(line, '\n');
+    this.bufLen += line.length + 1;
+    this.lines++;
+    if (this.bufLen >= this.memberBytes) this.flush();
+  }
+
+  /** Write the buffered lines: one gzip member when compressing. */
+  flush(): void {
+    if (this.bufLen === 0 || this.fd < 0) return;
+    const text = this.buf.join('');
+    writeSync(this.fd, this.gzip ? gzipSync(text, { level: this.level }) : Buffer.from(text));
+    this.buf = [];
+    this.bufLen = 0;
+  }
+
+  close(): void {
+    this.flush();
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  /** A metadata line (`ph: "M"`). */
+  meta(name: string, argName: string, argValue: string, tid = this.tid): void {
+    const args = this.metadata ? `{"hhash":"${this.hhash}","name":${q(argName)},"value":${q(argValue)}}` : `{"name":${q(argName)},"value":${q(argValue)}}`;
+    this.raw(`{"name":${q(name)},"cat":"dftracer","pid":${this.pid},"tid":${tid},"ph":"M","args":${args}}`);
+  }
+
+  /** The header a tracer writes at init: HH, thread_name, FH(cwd), SH(cmd), SH(exec). */
+  header(opts: { cwd?: string; cmd?: string; exec?: string } = {}): void {
+    this.meta('HH', this.hostname, this.hhash);
+    this.threadName(this.tid, 'main');
+    this.fileHash(opts.cwd ?? '/work');
+    this.stringHash(opts.cmd ?? 'node;app.js');
+    this.stringHash(opts.exec ?? 'app.js');
+  }
+
+  /** Emit `FH` for `path` once; returns its hash. */
+  fileHash(path: string): string {
+    let h = this.fileHashes.get(path);
+    if (h === undefined) {
+      h = dftHash(path);
+      this.fileHashes.set(path, h);
+      this.meta('FH', path, h);
+    }
+    return h;
+  }
+
+  /** Emit `SH` for `s` once; returns its hash. */
+  stringHash(s: string): string {
+    let h = this.stringHashes.get(s);
+    if (h === undefined) {
+      h = dftHash(s);
+      this.stringHashes.set(s, h);
+      this.meta('SH', s, h);
+    }
+    return h;
+  }
+
+  threadName(tid: number, name: string): void {
+    this.meta('thread_name', name, String(tid), tid);
+  }
+
+  processName(name: string): void {
+    this.meta('process_name', name, name);
+  }
+
+  userMeta(key: string, value: string): void {
+    this.meta('CM', key, value);
+  }
+
+  private stack(tid: number): Span[] {
+    let s = this.stacks.get(tid);
+    if (!s) this.stacks.set(tid, (s = []));
+    return s;
+  }
+
+  /**
+   * Enter a span (the id is taken now, as the tracer does at entry). It is written by `exit()`,
+   * after its children. `parent` overrides the tid's own stack (async work on a lane).
+   */
+  begin(name: string, cat: string, ts: number, opts: { tid?: number; args?: Args; parent?: Span | null } = {}): Span {
+    const tid = opts.tid ?? this.tid;
+    const st = this.stack(tid);
+    const parent = opts.parent !== undefined ? opts.parent : st[st.length - 1];
+    const span: Span = {
+      id: this.nextId++,
+      name,
+      cat,
+      tid,
+      ts,
+      level: parent ? parent.level + 1 : 1,
+      pIdx: parent ? parent.id : -1,
+      ...(opts.args ? { args: opts.args } : {}),
+    };
+    st.push(span);
+    return span;
+  }
+
+  /** Exit a span and write it. */
+  exit(span: Span, te: number, args?: Args): void {
+    const st = this.stack(span.tid);
+    const i = st.lastIndexOf(span);
+    if (i >= 0) st.splice(i, 1);
+    this.writeComplete(span, te - span.ts, args ? { ...span.args, ...args } : span.args);
+  }
+
+  /** A leaf event: entered and exited at once (nested under the tid's open span, or `parent`). */
+  complete(name: string, cat: string, ts: number, dur: number, opts: { tid?: number; args?: Args; parent?: Span | null } = {}): Span {
+    const span = this.begin(name, cat, ts, opts);
+    this.exit(span, ts + dur);
+    return span;
+  }
+
+  /** Write a complete event line from explicit fields (ids managed by the caller). */
+  writeComplete(span: Span, dur: number, args?: Args): void {
+    let line = `{"id":${span.id},"name":${q(span.name)},"cat":${q(span.cat)},"pid":${this.pid},"tid":${span.tid},"ts":${span.ts},"dur":${dur},"ph":"X"`;
+    if (this.metadata) line += `,"args":{"hhash":"${this.hhash}","level":${span.level},"p_idx":${span.pIdx}${args ? argsBody(args) : ''}}`;
+    line += '}';
+    this.completeEvents++;
+    this.raw(line);
+  }
+
+  /** Take an id without writing anything (a tracer whose ids are not contiguous). */
+  skipIds(n: number): void {
+    this.nextId += n;
+  }
+
+  /** The `start` event (cat dftracer, dur 0). Call after `header()`. */
+  start(ts: number): void {
+    const args: Args = this.metadata
+      ? {
+          cmd_hash: this.stringHash('node;app.js'),
+          exec_hash: this.stringHash('app.js'),
+          cwd: this.fileHash('/work'),
+          version: '0.1.0',
+          date: 'Mon Oct 20 04:22:50 2025',
+          ppid: 1,
+        }
+      : {};
+    this.complete('start', 'dftracer', ts, 0, { args, parent: null });
+  }
+
+  /** The `end` event; `num_events` counts the complete events before it (start included). */
+  end(ts: number, plugins: string[] = ['posix'], numEvents = this.completeEvents): void {
+    this.complete('end', 'dftracer', ts, 0, { args: { num_events: numEvents, plugins }, parent: null });
+  }
+}

@@ -1,0 +1,591 @@
+/**
+ * `dftracer validate`: checks traces against the E2 layout (DESIGN.md §2), streaming.
+ *
+ * Checked, with the line of each problem:
+ * - layout: line 1 `[`, one JSON object per line, fields in the fixed order, value types;
+ * - ids: unique per file; `p_idx` names an event whose interval encloses the child's, `level`
+ *   is the parent's plus one;
+ * - hashes: every `fhash`/`hhash`/`*_hash`/`cwd` value is defined by an FH/HH/SH metadata line
+ *   (before or after it);
+ * - lifecycle: `start` first, `end` last per process, `end.num_events` equal to the number of
+ *   complete events before it; a trace without `end` is reported as unfinished (a warning);
+ * - tracks: slices on one pid/tid are disjoint or properly nested (integer µs, touching is fine);
+ * - gzip: truncated or corrupt members.
+ *
+ * Pipeline: decompression (libuv thread pool) → chunks of whole lines → `LineScanner` (worker
+ * threads, in parallel) → compact records → `SemanticChecker` (main thread, in file order).
+ * Memory is bounded: the checker keeps open parents, recent events, hash tables, an id bitset and
+ * per-track stacks of top-level slices, not the events.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { TraceReader } from './lines.js';
+import { F, LineScanner, NS_NAMES, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+
+export type { ProblemExample, ProblemGroup, ProblemKind } from './line-scanner.js';
+
+export interface FileValidation {
+  file: string;
+  /** Lines read, `[` included. */
+  lines: number;
+  /** Complete (`ph: "X"`) events. */
+  events: number;
+  metadata: number;
+  /** On-disk and decompressed sizes. */
+  bytesIn: number;
+  bytesOut: number;
+  pids: number;
+  tracks: number;
+  /** Every process in the file wrote its `end` event. */
+  finished: boolean;
+  problems: ProblemGroup[];
+  /** Non-fatal findings (an unfinished trace). */
+  warnings: string[];
+}
+
+export interface ValidateOptions {
+  /** Occurrences kept per problem kind and file (default 3). */
+  examplesPerKind?: number;
+  /** Worker threads for scanning (default: one per core; 0 scans on the main thread). */
+  threads?: number;
+  /** Called with on-disk bytes read so far, per file. */
+  onProgress?: (file: string, bytesIn: number) => void;
+}
+
+/** Per pid/tid: a stack of the maximal slices seen so far, sorted and disjoint. */
+class Track {
+  n = 0;
+  s = new Float64Array(64);
+  e = new Float64Array(64);
+  id = new Float64Array(64);
+  line = new Float64Array(64);
+  constructor(
+    readonly pid: number,
+    readonly tid: number,
+  ) {}
+  /** Make room for one more slice. */
+  grow(): void {
+    const cap = this.s.length;
+    if (cap >= MAX_TRACK_STACK) {
+      // Forget the oldest half: only a slice reaching back past them could be missed.
+      const h = cap >> 1;
+      this.s.copyWithin(0, h);
+      this.e.copyWithin(0, h);
+      this.id.copyWithin(0, h);
+      this.line.copyWithin(0, h);
+      this.n -= h;
+      return;
+    }
+    const up = (a: Float64Array) => {
+      const b = new Float64Array(cap * 2);
+      b.set(a);
+      return b;
+    };
+    this.s = up(this.s);
+    this.e = up(this.e);
+    this.id = up(this.id);
+    this.line = up(this.line);
+  }
+}
+const MAX_TRACK_STACK = 1 << 16;
+
+interface ProcState {
+  events: number;
+  startSeen: boolean;
+  endLine: number;
+  afterEndReported: boolean;
+}
+
+interface Pending {
+  minTs: number;
+  maxEnd: number;
+  level: number;
+  line: number;
+  childId: number;
+  levelMismatch: boolean;
+}
+
+const CACHE_BITS = 16;
+const CACHE_MASK = (1 << CACHE_BITS) - 1;
+
+/** The order-dependent checks, fed with scanned chunks in file order. */
+export class SemanticChecker {
+  readonly file: string;
+  private readonly maxExamples: number;
+  private readonly groups = new Map<ProblemKind, ProblemGroup>();
+  lines = 0;
+  events = 0;
+  metadata = 0;
+  notTrace = false;
+  private closeBracket = 0;
+
+  private idBits = new Uint8Array(1 << 12);
+  private bigIds: Set<number> | null = null;
+  private readonly cacheId = new Float64Array(1 << CACHE_BITS).fill(-1);
+  private readonly cacheTs = new Float64Array(1 << CACHE_BITS);
+  private readonly cacheEnd = new Float64Array(1 << CACHE_BITS);
+  private readonly cacheLevel = new Float64Array(1 << CACHE_BITS);
+  private readonly cacheLine = new Float64Array(1 << CACHE_BITS);
+  private readonly pending = new Map<number, Pending>();
+
+  private readonly defined: Array<Set<string>> = [new Set(), new Set(), new Set()];
+  private readonly refs: Array<Map<string, number>> = [new Map(), new Map(), new Map()];
+
+  private readonly tracks = new Map<number, Map<number, Track>>();
+  private lastTrack: Track | null = null;
+  private readonly procs = new Map<number, ProcState>();
+
+  constructor(file: string, opts: { examplesPerKind?: number } = {}) {
+    this.file = file;
+    this.maxExamples = opts.examplesPerKind ?? 3;
+  }
+
+  problem(kind: ProblemKind, line: number, message: string | (() => string), count = 1): void {
+    let g = this.groups.get(kind);
+    if (!g) this.groups.set(kind, (g = { kind, count: 0, examples: [] }));
+    g.count += count;
+    if (g.examples.length < this.maxExamples) g.examples.push({ line, message: typeof message === 'string' ? message : message() });
+  }
+
+  /** Take the next chunk's scan (chunks must come in file order). */
+  consume(r: ChunkResult): void {
+    const base = this.lines;
+    if (this.closeBracket && r.lines > 0) {
+      this.problem('layout', base + 1, `line after the closing "]" on line ${this.closeBracket}`);
+      this.closeBracket = 0;
+    }
+    for (const g of r.problems) {
+      let dst = this.groups.get(g.kind);
+      if (!dst) this.groups.set(g.kind, (dst = { kind: g.kind, count: 0, examples: [] }));
+      dst.count += g.count;
+      for (const ex of g.examples) if (dst.examples.length < this.maxExamples) dst.examples.push({ line: ex.line + base, message: ex.message });
+    }
+    if (r.notTrace) this.notTrace = true;
+    if (r.closeBracket) this.closeBracket = base + r.closeBracket;
+    this.metadata += r.metadata;
+    for (const [ns, h] of r.defs) this.defined[ns]!.add(h);
+    for (const [ns, h, line] of r.refs) {
+      const m = this.refs[ns]!;
+      if (!m.has(h)) m.set(h, base + line);
+    }
+    const rec = r.records;
+    for (let i = 0, o = 0; i < r.n; i++, o += R) this.complete(rec, o, base);
+    this.lines = base + r.lines;
+  }
+
+  private complete(r: Float64Array, o: number, base: number): void {
+    this.events++;
+    const lineNo = base + r[o + F.LINE]!;
+    const id = r[o + F.ID]!;
+    const pid = r[o + F.PID]!;
+    const tid = r[o + F.TID]!;
+    const ts = r[o + F.TS]!;
+    const te = ts + r[o + F.DUR]!;
+    const level = r[o + F.LEVEL]!;
+    const pIdx = r[o + F.PIDX]!;
+    const flags = r[o + F.FLAGS]!;
+
+    // unique ids
+    if (this.seenId(id)) this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
+
+    // lifecycle, per process
+    let proc = this.procs.get(pid);
+    if (!proc) this.procs.set(pid, (proc = { events: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+    const isStart = flags === 1;
+    const isEnd = flags === 2;
+    if (proc.endLine > 0 && !proc.afterEndReported) {
+      proc.afterEndReported = true;
+      const endLine = proc.endLine;
+      this.problem('lifecycle', lineNo, () => `event after the "end" event of pid ${pid} (line ${endLine})`);
+    }
+    if (proc.events === 0 && !isStart && !proc.startSeen) this.problem('lifecycle', lineNo, () => `the first event of pid ${pid} is not "start"`);
+    if (isStart) {
+      if (proc.startSeen) this.problem('lifecycle', lineNo, () => `second "start" event for pid ${pid}`);
+      proc.startSeen = true;
+    }
+    if (isEnd) {
+      proc.endLine = lineNo;
+      const n = r[o + F.NUM]!;
+      const have = proc.events;
+      if (n >= 0 && n !== have)
+        this.problem('num-events', lineNo, () => `end.num_events is ${n} but ${have} complete events precede it${this.procs.size > 1 ? ` for pid ${pid}` : ''}`);
+    } else proc.events++;
+
+    // nesting: parents are usually written after their children
+    if (this.pending.size > 0) {
+      const pend = this.pending.get(id);
+      if (pend !== undefined) {
+        this.pending.delete(id);
+        if (pend.minTs < ts || pend.maxEnd > te) {
+          this.problem('nesting', pend.line, () => `event ${pend.childId} is not within its parent ${id} [${ts}, ${te}] (line ${lineNo})`);
+        }
+        if (level >= 0 && (pend.levelMismatch || (pend.level >= 0 && pend.level !== level + 1))) {
+          this.problem('level', pend.line, () => `level ${pend.level} under parent ${id} of level ${level} (line ${lineNo}); expected ${level + 1}`);
+        }
+      }
+    }
+    if (pIdx >= 0) {
+      const slot = pIdx & CACHE_MASK;
+      if (this.cacheId[slot] === pIdx) {
+        const pts = this.cacheTs[slot]!;
+        const pte = this.cacheEnd[slot]!;
+        const pl = this.cacheLevel[slot]!;
+        const pline = this.cacheLine[slot]!;
+        if (ts < pts || te > pte) this.problem('nesting', lineNo, () => `event ${id} is not within its parent ${pIdx} [${pts}, ${pte}] (line ${pline})`);
+        if (level >= 0 && pl >= 0 && level !== pl + 1) this.problem('level', lineNo, () => `level ${level} under parent ${pIdx} of level ${pl}; expected ${pl + 1}`);
+      } else {
+        const q = this.pending.get(pIdx);
+        if (q === undefined) this.pending.set(pIdx, { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, levelMismatch: false });
+        else {
+          if (ts < q.minTs) q.minTs = ts;
+          if (te > q.maxEnd) {
+            q.maxEnd = te;
+            q.line = lineNo;
+            q.childId = id;
+          }
+          if (level !== q.level) q.levelMismatch = true;
+        }
+      }
+    } else if (pIdx === -1 && level > 1) {
+      this.problem('level', lineNo, () => `level ${level} but p_idx is -1 (a top-level event has level 1)`);
+    }
+    const slot = id & CACHE_MASK;
+    this.cacheId[slot] = id;
+    this.cacheTs[slot] = ts;
+    this.cacheEnd[slot] = te;
+    this.cacheLevel[slot] = level;
+    this.cacheLine[slot] = lineNo;
+
+    // no partial overlaps on one pid/tid track
+    let tr = this.lastTrack;
+    if (tr === null || tr.tid !== tid || tr.pid !== pid) tr = this.lastTrack = this.track(pid, tid);
+    this.place(tr, ts, te, id, lineNo);
+  }
+
+  private seenId(id: number): boolean {
+    if (id >= 2 ** 30) {
+      const s = (this.bigIds ??= new Set());
+      if (s.has(id)) return true;
+      s.add(id);
+      return false;
+    }
+    const byte = id >>> 3;
+    if (byte >= this.idBits.length) {
+      let cap = this.idBits.length;
+      while (cap <= byte) cap *= 2;
+      const b = new Uint8Array(cap);
+      b.set(this.idBits);
+      this.idBits = b;
+    }
+    const bit = 1 << (id & 7);
+    const was = this.idBits[byte]!;
+    if (was & bit) return true;
+    this.idBits[byte] = was | bit;
+    return false;
+  }
+
+  private idSeen(id: number): boolean {
+    if (id >= 2 ** 30) return this.bigIds?.has(id) ?? false;
+    const byte = id >>> 3;
+    return byte < this.idBits.length && (this.idBits[byte]! & (1 << (id & 7))) !== 0;
+  }
+
+  private track(pid: number, tid: number): Track {
+    let m = this.tracks.get(pid);
+    if (!m) this.tracks.set(pid, (m = new Map()));
+    let t = m.get(tid);
+    if (!t) m.set(tid, (t = new Track(pid, tid)));
+    return t;
+  }
+
+  /** Insert [s, e] into the track's stack of maximal slices; report a partial overlap. */
+  private place(t: Track, s: number, e: number, id: number, lineNo: number): void {
+    let n = t.n;
+    const S = t.s;
+    const E = t.e;
+    if (n === 0 || E[n - 1]! <= s) {
+      // after everything so far (the common case: events are written at exit)
+    } else if (E[n - 1]! <= e) {
+      // ends last: it must contain every slice it touches
+      while (n > 0 && E[n - 1]! > s) {
+        if (S[n - 1]! < s) {
+          this.overlap(t, n - 1, s, e, id, lineNo);
+          s = S[n - 1]!;
+        }
+        n--;
+      }
+    } else {
+      // out of order: find the slices it touches
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const m = (lo + hi) >> 1;
+        if (E[m]! > s) hi = m;
+        else lo = m + 1;
+      }
+      const j = lo; // first slice ending after s
+      if (j < n && S[j]! <= s && e <= E[j]!) return; // nested inside slice j: nothing changes
+      let k = j;
+      while (k < n && S[k]! < e) {
+        if (S[k]! < s || E[k]! > e) {
+          this.overlap(t, k, s, e, id, lineNo);
+          if (S[k]! < s) s = S[k]!;
+          if (E[k]! > e) e = E[k]!;
+        }
+        k++;
+      }
+      // replace slices [j, k) by [s, e]
+      if (k === j && n === S.length) {
+        t.grow();
+        this.place(t, s, e, id, lineNo);
+        return;
+      }
+      const shift = 1 - (k - j);
+      t.s.copyWithin(j + 1, k, n);
+      t.e.copyWithin(j + 1, k, n);
+      t.id.copyWithin(j + 1, k, n);
+      t.line.copyWithin(j + 1, k, n);
+      t.n = n + shift;
+      t.s[j] = s;
+      t.e[j] = e;
+      t.id[j] = id;
+      t.line[j] = lineNo;
+      return;
+    }
+    t.n = n;
+    if (n === t.s.length) {
+      t.grow();
+      n = t.n;
+    }
+    t.s[n] = s;
+    t.e[n] = e;
+    t.id[n] = id;
+    t.line[n] = lineNo;
+    t.n = n + 1;
+  }
+
+  private overlap(t: Track, k: number, s: number, e: number, id: number, lineNo: number): void {
+    const os = t.s[k]!;
+    const oe = t.e[k]!;
+    const oid = t.id[k]!;
+    const oline = t.line[k]!;
+    this.problem('overlap', lineNo, () => `event ${id} [${s}, ${e}] partially overlaps event ${oid} [${os}, ${oe}] (line ${oline}) on pid ${t.pid} tid ${t.tid}`);
+  }
+
+  /** Resolve hashes and parents, and summarise. */
+  finish(extra: { bytesIn: number; bytesOut: number; unterminated: boolean; gzipError?: { kind: string; message: string } }): FileValidation {
+    const warnings: string[] = [];
+    if (extra.unterminated && !this.notTrace) this.problem('layout', this.lines, 'the last line has no newline (file cut short?)');
+    if (extra.gzipError) this.problem('gzip', this.lines + 1, extra.gzipError.message);
+    if (this.lines === 0 && !extra.gzipError) {
+      this.problem('not-trace', 1, 'empty file: not a DFTracer trace');
+      this.notTrace = true;
+    }
+    let finished = false;
+    if (!this.notTrace) {
+      for (let ns = 0; ns < 3; ns++) {
+        const def = this.defined[ns]!;
+        for (const [h, line] of this.refs[ns]!) {
+          if (!def.has(h)) this.problem('hash', line, `hash ${h} is not defined by any ${NS_NAMES[ns]} metadata line`);
+        }
+      }
+      const unfinishedPids: number[] = [];
+      for (const [pid, p] of this.procs) if (p.endLine === 0) unfinishedPids.push(pid);
+      finished = this.procs.size > 0 && unfinishedPids.length === 0 && !extra.gzipError;
+      let open = 0;
+      for (const [pidx, pend] of this.pending) {
+        if (this.idSeen(pidx)) continue; // written earlier, beyond the recent-events window
+        if (unfinishedPids.length > 0 || extra.gzipError) open++;
+        else this.problem('parent', pend.line, `p_idx ${pidx} names no event in the file`);
+      }
+      if (unfinishedPids.length > 0 && !extra.gzipError) {
+        warnings.push(
+          `unfinished: no "end" event for pid ${unfinishedPids.join(', ')} (killed, or still running)` +
+            (open > 0 ? `; ${open} span${open > 1 ? 's were' : ' was'} still open` : ''),
+        );
+      }
+    }
+    let nTracks = 0;
+    for (const m of this.tracks.values()) nTracks += m.size;
+    return {
+      file: this.file,
+      lines: this.lines,
+      events: this.events,
+      metadata: this.metadata,
+      bytesIn: extra.bytesIn,
+      bytesOut: extra.bytesOut,
+      pids: this.procs.size,
+      tracks: nTracks,
+      finished,
+      problems: [...this.groups.values()],
+      warnings,
+    };
+  }
+}
+
+// ---- scanning: on worker threads, or on the main thread ----------------------------------------
+
+interface ScanJob {
+  resolve: (r: ChunkResult) => void;
+  reject: (e: Error) => void;
+}
+
+/** Scans chunks on worker threads, round-robin; results come back in submission order. */
+export class ScanPool {
+  private readonly workers: Worker[] = [];
+  private readonly queues: ScanJob[][] = [];
+  private next = 0;
+  private readonly local: LineScanner | null;
+  private readonly maxExamples: number;
+
+  constructor(threads: number, maxExamples = 3) {
+    this.maxExamples = maxExamples;
+    const script = workerScript();
+    if (threads > 0 && script) {
+      for (let i = 0; i < threads; i++) {
+        const w = new Worker(script, { workerData: { maxExamples } });
+        const q: ScanJob[] = [];
+        w.on('message', (r: ChunkResult) => {
+          q.shift()?.resolve(r);
+          if (q.length === 0) w.unref(); // idle workers must not keep the process alive
+        });
+        w.on('error', (e) => {
+          for (const j of q.splice(0)) j.reject(e);
+        });
+        w.unref();
+        this.workers.push(w);
+        this.queues.push(q);
+      }
+    }
+    this.local = this.workers.length === 0 ? new LineScanner(maxExamples) : null;
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  /** Chunks a caller may have in flight before awaiting the oldest. */
+  get depth(): number {
+    return Math.max(1, this.workers.length * 2);
+  }
+
+  /**
+   * Scan `buf` (whole lines, ending with `\n`; its memory is handed over). Chunks of one file
+   * must go to the same worker when they depend on per-file caches, so `first` restarts the
+   * rotation and every chunk of a file goes through `scan()` in order.
+   */
+  scan(buf: Uint8Array, first: boolean): Promise<ChunkResult> {
+    if (this.local) return Promise.resolve(this.local.scanChunk(buf, first));
+    // every worker must learn that a new file starts: tell them all with an empty chunk
+    if (first) {
+      for (let i = 0; i < this.workers.length; i++) {
+        const k = (this.next + i) % this.workers.length;
+        if (i > 0) void this.post(k, new Uint8Array(0), true);
+      }
+    }
+    const k = this.next;
+    this.next = (this.next + 1) % this.workers.length;
+    return this.post(k, buf, first);
+  }
+
+  private post(k: number, buf: Uint8Array, first: boolean): Promise<ChunkResult> {
+    return new Promise<ChunkResult>((resolve, reject) => {
+      this.queues[k]!.push({ resolve, reject });
+      this.workers[k]!.ref();
+      this.workers[k]!.postMessage({ buf, first }, buf.byteLength > 0 ? [buf.buffer as ArrayBuffer] : []);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** The built worker script next to this module, if there is one (not when running from sources). */
+function workerScript(): URL | null {
+  try {
+    const url = new URL('./validate-worker.js', import.meta.url);
+    return existsSync(fileURLToPath(url)) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Validate one file, streaming. Never throws for bad content; throws for unreadable files. */
+export async function validateFile(file: string, pool: ScanPool, opts: ValidateOptions = {}): Promise<FileValidation> {
+  const checker = new SemanticChecker(file, opts);
+  const reader = new TraceReader(file, opts.onProgress ? (n) => opts.onProgress!(file, n) : undefined);
+  const inflight: Array<Promise<ChunkResult>> = [];
+  let first = true;
+  let carry: Uint8Array | null = null;
+  const submit = (buf: Uint8Array) => {
+    inflight.push(pool.scan(buf, first));
+    first = false;
+  };
+  for await (const chunk of reader.chunks()) {
+    // cut at the last newline; the tail waits for the next chunk
+    const last = chunk.lastIndexOf(10);
+    if (last < 0) {
+      carry = concat(carry, chunk, 0, chunk.length);
+      continue;
+    }
+    submit(concat(carry, chunk, 0, last + 1));
+    carry = last + 1 < chunk.length ? concat(null, chunk, last + 1, chunk.length) : null;
+    while (inflight.length >= pool.depth) {
+      checker.consume(await inflight.shift()!);
+      if (checker.notTrace) break;
+    }
+    if (checker.notTrace) break;
+  }
+  let unterminated = false;
+  if (!checker.notTrace && carry && carry.length > 0 && !reader.outcome.gzipError) {
+    // an unterminated last line is checked too (and reported as cut short)
+    unterminated = true;
+    submit(concat(carry, new Uint8Array([10]), 0, 1));
+  }
+  while (inflight.length > 0) {
+    const r = await inflight.shift()!;
+    if (!checker.notTrace) checker.consume(r);
+  }
+  const out = reader.outcome;
+  return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });
+}
+
+/** `a` followed by `b[s, e)`, in a fresh buffer (transferable to a worker). */
+function concat(a: Uint8Array | null, b: Uint8Array, s: number, e: number): Uint8Array {
+  const al = a ? a.length : 0;
+  const out = new Uint8Array(new ArrayBuffer(al + (e - s)));
+  if (a) out.set(a, 0);
+  out.set(b.subarray(s, e), al);
+  return out;
+}
+
+export interface ValidationReport {
+  files: FileValidation[];
+  /** Total complete events. */
+  events: number;
+  problems: number;
+  seconds: number;
+}
+
+/** Validate files one after another, scanning each in parallel chunks. */
+export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidationReport> {
+  const t0 = performance.now();
+  const threads = opts.threads ?? Math.min(availableParallelism(), 8);
+  const pool = new ScanPool(threads, opts.examplesPerKind ?? 3);
+  const results: FileValidation[] = [];
+  try {
+    for (const f of files) results.push(await validateFile(f, pool, opts));
+  } finally {
+    await pool.close();
+  }
+  let events = 0;
+  let problems = 0;
+  for (const r of results) {
+    events += r.events;
+    for (const g of r.problems) problems += g.count;
+  }
+  return { files: results, events, problems, seconds: (performance.now() - t0) / 1000 };
+}
