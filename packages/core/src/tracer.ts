@@ -2,9 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs } from './clock.js';
 import { underPrefix } from './config.js';
+import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, formatEvents, jsonString, safeJson, type FormatContext } from './event-buffer.js';
 import { HashTable, dftHash } from './hash.js';
-import { COUNT_SLOT, ID_SLOT, type TraceFile } from './trace-file.js';
+import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { WriterThread } from './writer-thread.js';
 import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
 
@@ -342,7 +343,7 @@ export class ThreadTracer implements Tracer {
   }
 
   log(level: LogLevel, message: string): void {
-    if (LOG_ORDER[level] <= LOG_ORDER[this.config.logLevel]) process.stderr.write(`dftracer: ${level}: ${message}\n`);
+    if (LOG_ORDER[level] <= LOG_ORDER[this.config.logLevel]) writeDiagnostic(`dftracer: ${level}: ${message}\n`);
   }
 
   warnOnce(key: string, message: string): void {
@@ -408,7 +409,8 @@ export class ThreadTracer implements Tracer {
     const lost = w.pendingEvents;
     this.dropped += lost;
     this.written -= lost;
-    this.log('WARN', `${w.failed ? `writing ${this.file.shared.path} failed` : w.dead ?? 'the writer thread stopped'}; ${lost} event(s) lost`);
+    // One warning per process for a write error, whichever thread met it first.
+    if (!w.failed || this.file.claimReport()) this.log('WARN', `${w.failed ? `writing ${this.file.shared.path} failed (${this.file.failed}); tracing stopped, the program goes on` : w.dead ?? 'the writer thread stopped'}; ${lost} event(s) lost`);
     if (w.failed) this.active = false;
   }
 
@@ -458,15 +460,14 @@ export class ThreadTracer implements Tracer {
     } finally {
       this.buf.reset();
     }
-    if (this.file.write(text)) {
+    if (this.file.write(text, n)) {
       this.written += n;
-      this.file.add(COUNT_SLOT, n);
       return;
     }
     this.dropped += n;
     if (this.file.failed !== null) {
       this.active = false;
-      this.log('WARN', `writing ${this.file.shared.path} failed (${this.file.failed}); tracing stopped, the program goes on`);
-    }
+      if (this.file.claimReport()) this.log('WARN', `writing ${this.file.shared.path} failed (${this.file.failed}); tracing stopped, the program goes on`);
+    } else if (this.file.closed) this.active = false; // the main thread finalized: this thread's later events are dropped
   }
 }

@@ -2,7 +2,7 @@
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
-import { COUNT_SLOT, TraceFile } from './trace-file.js';
+import { TraceFile } from './trace-file.js';
 import { columnBuffers, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
 const init = workerData as WriterInit;
@@ -34,8 +34,7 @@ parentPort!.on('message', (b: WriterBatch) => {
   let ok = false;
   try {
     const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-    ok = file.write(b.meta + formatEvents(cols, ctx));
-    if (ok) file.add(COUNT_SLOT, b.count);
+    ok = file.write(b.meta + formatEvents(cols, ctx), b.count);
   } finally {
     markDone(progress, ok ? b.count : 0, file.failed !== null);
   }
