@@ -2,8 +2,10 @@ import { hostname as osHostname } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
 import { builtinPlugins } from './builtin-plugins.js';
+import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from './clock.js';
 import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
+import { writeDiagnostic } from './diagnostics.js';
 import { jsonString } from './event-buffer.js';
 import { dftHash } from './hash.js';
 import { TraceFile, type SharedFile } from './trace-file.js';
@@ -41,6 +43,10 @@ interface CoreState {
   ownsFile: boolean;
   /** Config of the last successful init, so integrations can ask whether tracing is wanted. */
   config: DFTracerConfig | null;
+  /** Between a successful initializeLog and finalize (even if writing failed meanwhile). */
+  live: boolean;
+  /** Events already reported as dropped, so the exit hook reports only those that came later. */
+  droppedReported: number;
 }
 
 const STATE_KEY = Symbol.for('dftracer.core.state');
@@ -48,7 +54,7 @@ const SHARED_KEY = 'dftracer.core.shared';
 
 export function coreState(): CoreState {
   const g = globalThis as { [STATE_KEY]?: CoreState };
-  return (g[STATE_KEY] ??= { tracer: null, teardowns: [], plugins: [], initCount: 0, hooked: false, ownsFile: false, config: null });
+  return (g[STATE_KEY] ??= { tracer: null, teardowns: [], plugins: [], initCount: 0, hooked: false, ownsFile: false, config: null, live: false, droppedReported: 0 });
 }
 
 /** The active tracer of this thread, or null when tracing is off (not initialised or finalised). */
@@ -140,7 +146,8 @@ export function initializeLog(options?: InitOptions): DFTracerLogger;
 export function initializeLog(logFile?: string | null, dataDir?: string | null, processId?: number): DFTracerLogger;
 export function initializeLog(a?: InitOptions | string | null, dataDir?: string | null, processId?: number): DFTracerLogger {
   const state = coreState();
-  if (state.tracer !== null && state.tracer.active) return loggerFor(state.tracer);
+  // Running (or stopped by a write error, which only finalize ends): the same logger.
+  if (state.tracer !== null && state.live) return loggerFor(state.tracer);
   const options = normaliseArgs(a ?? undefined, dataDir, processId);
   const inherited = isMainThread ? undefined : (getEnvironmentData(SHARED_KEY) as SharedInit | undefined);
 
@@ -151,12 +158,14 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     if (!(e instanceof ConfigError)) throw e;
     // Options passed in code are the caller's bug and throw; a bad variable must not break the program.
     if (/^option /.test(e.message)) throw e;
-    process.stderr.write(`dftracer: ${e.message}; tracing is off\n`);
+    writeDiagnostic(`dftracer: ${e.message}; tracing is off\n`);
     return DISABLED_LOGGER;
   }
   state.config = config;
   if (!config.enable) return DISABLED_LOGGER;
 
+  // Writing failed for the whole process (disk full...): a new thread does not start another file.
+  if (inherited !== undefined && Atomics.load(new Int32Array(inherited.shared.sab, 0, 4), 2) !== 0) return DISABLED_LOGGER;
   const pid = process.pid;
   const hostname = inherited?.hostname ?? osHostname();
   let tracer: ThreadTracer;
@@ -178,17 +187,23 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
     }
   } catch (e) {
-    process.stderr.write(`dftracer: cannot create the trace file under ${JSON.stringify(config.logFile)}: ${(e as Error).message}; tracing is off\n`);
+    writeDiagnostic(`dftracer: cannot create the trace file under ${JSON.stringify(config.logFile)}: ${(e as Error).message}; tracing is off\n`);
     return DISABLED_LOGGER;
   }
 
   state.tracer = tracer;
+  state.live = true;
+  state.droppedReported = 0;
   state.teardowns = [];
   state.plugins = [];
   installPlugins(tracer, [...builtinPlugins(config), ...(options.plugins ?? [])]);
   installHooks(state);
   tracer.flush();
-  if (isMainThread && state.ownsFile) tracer.startWriter();
+  if (isMainThread && state.ownsFile) {
+    tracer.startWriter();
+    // child_process and cluster children inherit the resolved settings and write their own files.
+    exportToChildren(config);
+  }
   return loggerFor(tracer);
 }
 
@@ -205,7 +220,7 @@ function writeHeader(t: ThreadTracer, hostname: string): void {
       `{"name":"HH","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(hostname)},"value":"${t.hostHash}"}}\n` +
       `{"name":"process_name","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(`${exec} (${pid})`)},"value":"process_name"}}\n`,
   );
-  const cwd = t.hashFile(process.cwd());
+  const cwd = t.hashFile(currentDir());
   const cmdHash = t.hashString(cmd);
   const execHash = t.hashString(exec);
   const ts = nowUs();
@@ -217,6 +232,15 @@ function writeHeader(t: ThreadTracer, hostname: string): void {
     date: asctime(new Date(ts / 1000)),
     ppid: process.ppid,
   });
+}
+
+/** process.cwd() throws when the directory was removed: fall back to what the shell said. */
+function currentDir(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return process.env.PWD ?? '';
+  }
 }
 
 function installPlugins(t: ThreadTracer, plugins: readonly Plugin[]): void {
@@ -240,21 +264,42 @@ export function addPlugin(plugin: Plugin): boolean {
   return true;
 }
 
+/** Runs a tracer step from a process hook: whatever happens, the program's exit is not disturbed. */
+function guarded(what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    writeDiagnostic(`dftracer: WARN: ${what} failed: ${(e as Error)?.message ?? String(e)}\n`);
+  }
+}
+
 function installHooks(state: CoreState): void {
   if (state.hooked) return;
   state.hooked = true;
-  process.on('beforeExit', () => activeTracer()?.flush());
-  process.on('exit', () => finalize());
+  process.on('beforeExit', () => guarded('flush', () => activeTracer()?.flush()));
+  process.on('exit', () =>
+    guarded('finalize', () => {
+      finalize();
+      // Spans that ended after an explicit finalize (a promise settling late): counted, never written.
+      const t = coreState().tracer;
+      if (t !== null && t.dropped > coreState().droppedReported) t.log('INFO', `${t.dropped - coreState().droppedReported} event(s) arrived after finalize and were dropped`);
+    }),
+  );
   const t = state.tracer;
   if (t !== null && t.config.bindSignals && isMainThread) {
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       const onSignal = () => {
-        finalize();
-        // Alone on this signal: re-raise with the default action so the exit status is the signal's.
-        if (process.listenerCount(sig) === 1) {
-          process.removeListener(sig, onSignal);
-          process.kill(process.pid, sig);
+        if (process.listenerCount(sig) > 1) {
+          // The program handles this signal itself and decides what happens next: tracing goes on
+          // (its handler may still do traced work), the buffer is put on disk in case the end is
+          // abrupt, and the exit hook closes the trace if it exits.
+          guarded('flush', () => activeTracer()?.flush());
+          return;
         }
+        guarded('finalize', finalize);
+        // Alone on this signal: re-raise with the default action so the exit status is the signal's.
+        process.removeListener(sig, onSignal);
+        process.kill(process.pid, sig);
       };
       process.on(sig, onSignal);
     }
@@ -268,7 +313,8 @@ function installHooks(state: CoreState): void {
 export function finalize(): void {
   const state = coreState();
   const t = state.tracer;
-  if (t === null || !t.active) return;
+  if (t === null || !state.live) return;
+  state.live = false;
   for (const teardown of state.teardowns.splice(0).reverse()) {
     try {
       teardown();
@@ -277,14 +323,28 @@ export function finalize(): void {
     }
   }
   const ownsFile = state.ownsFile;
-  t.settle();
-  if (ownsFile) {
-    const numEvents = t.file.load(3);
-    t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
+  try {
+    // Not active: writing failed earlier (already reported); there is nothing more to write.
+    if (t.active) {
+      t.settle();
+      // Other threads stop writing here: `end` is the last line and num_events exact.
+      if (ownsFile) t.file.seal();
+      if (ownsFile && t.active) {
+        const numEvents = t.file.load(3);
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
+      }
+      t.flush();
+    }
+  } catch (e) {
+    t.log('WARN', `finalize could not write the last events: ${(e as Error)?.message ?? String(e)}`);
+  } finally {
+    t.active = false;
+    if (ownsFile) {
+      t.file.close();
+      if (isMainThread) restoreChildEnv();
+    }
   }
-  t.flush();
-  t.active = false;
-  if (ownsFile) t.file.close();
+  state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
 }
 
