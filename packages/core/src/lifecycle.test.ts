@@ -187,6 +187,36 @@ describe('initializeLog / finalize in a real process', () => {
     for (const f of files) expect(traceProblems(readTrace(f))).toEqual([]);
   });
 
+  it('drops and counts events that end after finalize, never writing the closed file or the program\'s file that reuses its fd', () => {
+    const dir = tempDir();
+    const mine = join(dir, 'mine.txt');
+    const r = runModule(dir, `
+      import { initializeLog, dftFn, finalize, logMetadata } from CORE;
+      import { openSync, writeSync, closeSync, readFileSync } from 'node:fs';
+      const log = initializeLog({ logFile: ${JSON.stringify(join(dir, 'late'))} });
+      const slow = dftFn('c').log(async function slow() { await new Promise((r) => setTimeout(r, 20)); });
+      const pending = [slow(), slow(), slow()];
+      const region = dftFn('c', 'region').start();
+      finalize();
+      const fd = openSync(${JSON.stringify(mine)}, 'w');
+      writeSync(fd, 'mine\\n');
+      await Promise.all(pending); // three spans end now
+      region.stop();              // and a fourth
+      logMetadata('k', 'v');
+      finalize();
+      closeSync(fd);
+      console.log(JSON.stringify([readFileSync(${JSON.stringify(mine)}, 'utf8'), log.file !== null]));
+    `, { DFTRACER_ENABLE: '1', DFTRACER_LOG_LEVEL: 'INFO', DFTRACER_DATA_DIR: join(dir, 'data') });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(['mine\n', true]);
+    expect(r.stderr).toBe('dftracer: INFO: 4 event(s) arrived after finalize and were dropped\n');
+    const t = readTrace(traceFiles(dir)[0]!);
+    expect(traceProblems(t)).toEqual([]);
+    expect(t.complete.at(-1)!.name).toBe('end');
+    expect(t.complete.some((e) => e.name === 'slow' || e.name === 'region')).toBe(false);
+    expect(t.meta.some((m) => m.name === 'CM')).toBe(false);
+  });
+
   it('lets worker threads write into the process file with their own tid and unique ids', () => {
     const dir = tempDir();
     const r = runModule(dir, `
