@@ -336,13 +336,20 @@ describe('recursion', () => {
     ]);
   });
 
-  test('rename into the data dir is traced (either side counts)', () => {
+  test('rename across the data dir boundary: traced, the outside path never recorded', () => {
     env = setupEnv();
     const out = join(env.outside, 'o');
     const inside = join(env.data, 'i');
     fs.writeFileSync(out, 'x');
-    fs.renameSync(out, inside);
-    expect(calls(env)).toEqual([['rename', { fhash: dftHash(out), newpath_hash: dftHash(inside), ret: 0 }]]);
+    fs.renameSync(out, inside); // into the data dir
+    fs.renameSync(inside, out); // out of it
+    fs.symlinkSync(out, inside); // a link in the data dir to an outside file
+    expect(calls(env)).toEqual([
+      ['rename', { fhash: dftHash(inside), ret: 0 }],
+      ['rename', { fhash: dftHash(inside), ret: 0 }],
+      ['symlink', { fhash: dftHash(inside), ret: 0 }],
+    ]);
+    expect([...env.tr.files.keys()]).toEqual([inside]);
   });
 });
 

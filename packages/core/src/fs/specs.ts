@@ -12,8 +12,9 @@ export interface OpSpec {
   readonly ev: string;
   /**
    * Where the file is named: `path` first argument; `fd` first argument is an fd (or `this` is a
-   * FileHandle); `two` old and new path (traced when either is; `fhash` + `newpath_hash`);
-   * `symlink` (target, path).
+   * FileHandle); `two` old and new path, traced when either is: `fhash` names the old path if
+   * traced, else the new one, `newpath_hash` the new path when both are; `symlink` (target, path)
+   * likewise, the target resolved against the link's directory.
    */
   readonly on: 'path' | 'fd' | 'two' | 'symlink';
   /** An argument worth recording, the one right after the file argument(s). */
@@ -112,9 +113,12 @@ export const target = {
       from = ts === undefined || to === undefined ? undefined : resolve(dirname(to), ts);
     } else from = toAbsolutePath(a[0]);
     if (from === undefined || to === undefined) return undefined;
-    if (st.absHash(from) === undefined && st.absHash(to) === undefined) return undefined;
-    this.second = st.hashAlways(to);
-    return st.hashAlways(from);
+    // Paths outside the data dirs are never recorded: fhash names the first traced path, and
+    // newpath_hash is there when both are traced.
+    const hFrom = st.absHash(from);
+    const hTo = st.absHash(to);
+    this.second = hFrom !== undefined ? hTo : undefined;
+    return hFrom ?? hTo;
   },
 };
 
@@ -123,7 +127,7 @@ export function opArgs(st: FsState, spec: OpSpec, fhash: string, second: string 
   let h = fhash;
   if (spec.hashResult === true) h = st.hashAlways(ok ? result : fhash) ?? ''; // `fhash` holds the prefix path here
   const ret = ok ? (spec.ret === undefined ? 0 : spec.ret(result)) : -1;
-  if (spec.on === 'two' || spec.on === 'symlink') return { fhash: h, newpath_hash: second, ret };
+  if (spec.on === 'two' || spec.on === 'symlink') return second === undefined ? { fhash: h, ret } : { fhash: h, newpath_hash: second, ret };
   if (spec.key !== undefined) {
     const v = spec.value!(extra);
     if (v !== undefined) return spec.key === 'mode' ? { fhash: h, mode: v, ret } : { fhash: h, length: v, ret };
