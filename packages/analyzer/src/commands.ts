@@ -1,6 +1,6 @@
 /** The `dftracer` commands: their options, help and the glue from flags to the library. */
-import { statSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { UsageError, UserError } from './errors.js';
 import { fmtCount } from './format.js';
 import { resolveInputs } from './inputs.js';
@@ -184,8 +184,7 @@ ${ENGINE_HELP}
     const checks = gzipChecks(files);
     const s = await summarize(files, {
       top,
-      ...(values.threads !== undefined ? { threads: intFlag(values, 'threads', 1, 1) } : {}),
-      ...(sizeFlag(values, 'memory-limit') ? { memoryLimit: sizeFlag(values, 'memory-limit') } : {}),
+      ...engineFlags(values),
       onProgress: (p) => progress.update(p),
     });
     progress.done();
@@ -227,6 +226,173 @@ export async function gzipChecks(files: string[]): Promise<string[]> {
   return warnings;
 }
 
-export const commands: Command[] = [validate, summary];
+// ---- merge ---------------------------------------------------------------------------------------
+
+/** The -o value: required, with one of the allowed endings, not overwriting without --force. */
+function outputFlag(values: Values, cmd: string, exts: RegExp, endings: string, example: string): string {
+  const o = values.output;
+  if (typeof o !== 'string' || o === '') throw new UsageError(`${cmd}: -o OUT is required (e.g. -o ${example})`);
+  if (!exts.test(o)) throw new UsageError(`${cmd}: the output name must end with ${endings} (got ${o})`);
+  if (!values.force && existsSync(o)) throw new UsageError(`${cmd}: ${o} exists (use --force to overwrite)`);
+  return o;
+}
+
+const merge: Command = {
+  name: 'merge',
+  summary: "one trace from many processes' files (ids kept unique, metadata kept)",
+  help: `Usage: dftracer merge [options] FILE… | DIR | GLOB -o OUT.pfw[.gz]
+
+Writes one trace holding every line of the inputs: one "[" line at the top, each file's
+metadata and events after it. Ids of the second and later files are shifted (and their p_idx
+with them) so that ids stay unique; a pid that an earlier file already used (another host) is
+moved to a free one. With a .gz output the first input's gzip members are copied unchanged when
+possible, and the rest is written as multi-member gzip. The result passes "dftracer validate"
+when the inputs do.
+
+Options:
+  -o, --output OUT   the merged trace (.pfw or .pfw.gz)
+  --force            overwrite OUT if it exists
+  -h, --help         this help`,
+  options: { ...HELP_FLAG, output: { type: 'string', short: 'o' }, force: { type: 'boolean' } },
+  async run(values, positionals) {
+    const out = outputFlag(values, 'merge', /\.pfw(\.gz)?$/, '.pfw or .pfw.gz', 'merged.pfw.gz');
+    const files = resolveInputs(positionals).filter((f) => resolve(f) !== resolve(out));
+    await assertTraces(files);
+    const { mergeTraces } = await import('./merge.js');
+    const progress = new Progress('merge', 2 * totalBytes(files));
+    const r = await mergeTraces(files, out, { onProgress: (n) => progress.update(n) });
+    progress.done();
+    for (const w of r.warnings) process.stderr.write(`dftracer: warning: ${w}\n`);
+    const remapped = r.remappedPids.length ? `; pid ${r.remappedPids.map(([, a, b]) => `${a}→${b}`).join(', ')} moved (already used by an earlier file)` : '';
+    process.stdout.write(
+      `merged ${files.length} file${files.length === 1 ? '' : 's'} into ${display(out)}: ${fmtCount(r.events)} events, ${fmtCount(r.metadata)} metadata lines${r.otherLines ? `, ${fmtCount(r.otherLines)} other lines` : ''}${remapped}\n`,
+    );
+    return 0;
+  },
+};
+
+// ---- export --------------------------------------------------------------------------------------
+
+const exportCmd: Command = {
+  name: 'export',
+  summary: 'to Perfetto / chrome://tracing JSON, or to Parquet for Spark, Dask and DuckDB',
+  help: `Usage: dftracer export --perfetto [options] FILE… | DIR | GLOB -o OUT.json[.gz]
+       dftracer export --parquet [options] FILE… | DIR | GLOB -o OUT.parquet
+
+--perfetto writes a JSON array of the complete events that ui.perfetto.dev and chrome://tracing
+load: processes and threads named from the metadata, slices that partially overlap on one
+thread (concurrent async I/O) moved to extra "lane" threads next to it, args kept with the
+event id and the file path of its fhash. Browsers handle a few million events at most.
+
+--parquet writes the events table (the columns "dftracer query" shows: id, name, cat, pid,
+tid, ts, dur, te, level, p_idx, hhash, fhash, file, count, offset, ret, size, args as JSON,
+trace) as zstd-compressed Parquet, for Spark, Dask, pandas or DuckDB.
+
+The format follows the flag, or the output name when no flag is given.
+
+Options:
+  --perfetto         Perfetto / Chrome trace JSON (.json, or .json.gz compressed)
+  --parquet          Parquet (.parquet)
+  -o, --output OUT   output file
+  --force            overwrite OUT if it exists
+${ENGINE_HELP}
+  -h, --help         this help`,
+  options: {
+    ...HELP_FLAG,
+    perfetto: { type: 'boolean' },
+    parquet: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    force: { type: 'boolean' },
+    threads: { type: 'string' },
+    'memory-limit': { type: 'string' },
+  },
+  async run(values, positionals) {
+    const o = typeof values.output === 'string' ? values.output : '';
+    let format: 'perfetto' | 'parquet' | undefined = values.perfetto ? 'perfetto' : values.parquet ? 'parquet' : undefined;
+    if (values.perfetto && values.parquet) throw new UsageError('export: choose one of --perfetto and --parquet');
+    format ??= /\.json(\.gz)?$/.test(o) ? 'perfetto' : /\.parquet$/.test(o) ? 'parquet' : undefined;
+    if (!format) throw new UsageError('export: give --perfetto (-o OUT.json[.gz]) or --parquet (-o OUT.parquet)');
+    const out =
+      format === 'perfetto'
+        ? outputFlag(values, 'export --perfetto', /\.json(\.gz)?$/, '.json or .json.gz', 'trace.json.gz')
+        : outputFlag(values, 'export --parquet', /\.parquet$/, '.parquet', 'events.parquet');
+    const files = resolveInputs(positionals);
+    await assertTraces(files);
+    const engine = engineFlags(values);
+    const progress = new Progress(`export`, 100, 'percent');
+    const checks = gzipChecks(files);
+    if (format === 'perfetto') {
+      const { exportPerfetto } = await import('./export-perfetto.js');
+      const r = await exportPerfetto(files, out, { ...engine, onProgress: (p) => progress.update(p) });
+      progress.done();
+      await checks;
+      process.stdout.write(
+        `wrote ${display(out)}: ${fmtCount(r.events)} events on ${fmtCount(r.tracks)} tracks of ${r.processes} process${r.processes === 1 ? '' : 'es'}` +
+          `${r.lanes ? ` (${r.lanes} lane${r.lanes === 1 ? '' : 's'} for overlapping slices)` : ''}; open it at https://ui.perfetto.dev\n`,
+      );
+      if (r.events > 2_000_000) process.stderr.write('dftracer: warning: browsers struggle beyond a few million events; consider filtering with "dftracer query"\n');
+    } else {
+      const { exportParquet } = await import('./export-parquet.js');
+      const r = await exportParquet(files, out, { ...engine, onProgress: (p) => progress.update(p) });
+      progress.done();
+      await checks;
+      process.stdout.write(`wrote ${display(out)}: ${fmtCount(r.rows)} events\n`);
+    }
+    return 0;
+  },
+};
+
+function engineFlags(values: Values): { threads?: number; memoryLimit?: string } {
+  const out: { threads?: number; memoryLimit?: string } = {};
+  if (values.threads !== undefined) out.threads = intFlag(values, 'threads', 1, 1);
+  const m = sizeFlag(values, 'memory-limit');
+  if (m) out.memoryLimit = m;
+  return out;
+}
+
+// ---- query ---------------------------------------------------------------------------------------
+
+const query: Command = {
+  name: 'query',
+  summary: 'SQL over traces: tables events, metadata, files (DuckDB)',
+  help: `Usage: dftracer query [options] "SQL" FILE… | DIR | GLOB
+
+Runs SQL (DuckDB's dialect) over the traces, which appear as three tables:
+  events    id, name, cat, pid, tid, ts, dur, te (= ts + dur, µs), level, p_idx, hhash, fhash,
+            file (path from FH metadata), count, offset, ret, size, args (JSON: every arg;
+            e.g. args->>'epoch'), trace (source file)
+  metadata  trace, kind (HH, FH, SH, thread_name, process_name, CM…), pid, tid, name, value
+  files     fhash, path
+
+Examples:
+  dftracer query "SELECT name, count(*), sum(dur) FROM events GROUP BY name ORDER BY 3 DESC" traces/
+  dftracer query "SELECT file, sum(ret) AS bytes FROM events WHERE name = 'read' GROUP BY file" 'run/*.pfw.gz'
+
+Options:
+  --csv              CSV output (all rows)
+  --json             JSON rows (all rows)
+  --limit N          rows shown in the table (default 100)
+${ENGINE_HELP}
+  -h, --help         this help`,
+  options: { ...HELP_FLAG, csv: { type: 'boolean' }, json: { type: 'boolean' }, limit: { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  async run(values, positionals) {
+    const [sql, ...operands] = positionals;
+    if (!sql) throw new UsageError('query: give the SQL first, then the traces (see dftracer query --help)');
+    if (operands.length === 0) throw new UsageError('query: give trace files, a directory or a glob after the SQL');
+    const files = resolveInputs(operands);
+    await assertTraces(files);
+    const { queryTraces, formatQueryResult } = await import('./query.js');
+    const progress = new Progress('query', 100, 'percent');
+    const checks = gzipChecks(files);
+    const r = await queryTraces(sql, files, { ...engineFlags(values), onProgress: (p) => progress.update(p) });
+    progress.done();
+    await checks;
+    const format = values.json ? 'json' : values.csv ? 'csv' : 'table';
+    process.stdout.write(`${formatQueryResult(r, format, intFlag(values, 'limit', 100))}\n`);
+    return 0;
+  },
+};
+
+export const commands: Command[] = [validate, summary, merge, exportCmd, query];
 
 export type { FileValidation };

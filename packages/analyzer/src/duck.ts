@@ -160,13 +160,13 @@ export async function readJsonSql(files: string[], columns: Record<string, strin
     `compression = '${compression}', maximum_object_size = 16777216, filename = true, columns = ${cols})`;
   const parts: string[] = [];
   if (gz.length) parts.push(one(gz, 'gzip'));
-  if (plainFiles.length) parts.push(one(plainFiles, 'none'));
+  if (plainFiles.length) parts.push(one(plainFiles, 'uncompressed'));
   if (sides.length) {
     const map = sides.map(([side, f]) => `(${sqlString(side)}, ${sqlString(f)})`).join(', ');
     parts.push(
       `SELECT * REPLACE (m.trace AS filename) FROM (${one(
         sides.map((s) => s[0]),
-        'none',
+        'uncompressed',
       )}) j JOIN (VALUES ${map}) m(side, trace) ON m.side = j.filename`,
     );
   }
@@ -217,4 +217,48 @@ export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
     WHERE ph IS NOT NULL AND name IS NOT NULL`);
   await duck.run(`CREATE OR REPLACE TEMP TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
+}
+
+/** Args fields lifted into columns of `events` (the rest stay in the `args` JSON column). */
+export const EVENT_ARG_COLUMNS: Record<string, string> = {
+  level: 'BIGINT',
+  p_idx: 'BIGINT',
+  hhash: 'VARCHAR',
+  fhash: 'VARCHAR',
+  count: 'BIGINT',
+  offset: 'BIGINT',
+  ret: 'BIGINT',
+  size: 'BIGINT',
+};
+
+/**
+ * The SQL-facing tables over the traces:
+ * - `events`: id, name, cat, pid, tid, ts, dur, te (= ts + dur), level, p_idx, hhash, fhash, file
+ *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file);
+ * - `metadata`: trace, kind (HH, FH, SH, thread_name, process_name, CM, …), pid, tid, name, value;
+ * - `files`: fhash, path.
+ * `materialize`: scan once into a temporary table (for interactive queries); otherwise views that
+ * read the files on every use (for one streaming export).
+ */
+export async function loadEvents(duck: Duck, files: string[], opts: { materialize: boolean }): Promise<void> {
+  const src = await readJsonSql(
+    files,
+    { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' },
+    duck.tempDir,
+  );
+  const kind = opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW';
+  await duck.run(`CREATE OR REPLACE ${kind} raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
+    SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
+  await duck.run(`CREATE OR REPLACE ${opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW'} files AS
+    SELECT value AS fhash, any_value(name) AS path FROM metadata WHERE kind = 'FH' AND value IS NOT NULL GROUP BY value`);
+  const struct = `{${Object.entries(EVENT_ARG_COLUMNS)
+    .map(([k, t]) => `"${k}":"${t}"`)
+    .join(',')}}`;
+  await duck.run(`CREATE OR REPLACE TEMP VIEW events AS
+    SELECT s.id, s.name, s.cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS te,
+      s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, f.path AS file,
+      s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
+    FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
+    LEFT JOIN files f ON s.a.fhash = f.fhash`);
 }
