@@ -1,8 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Traced functions are named after themselves: keep the names esbuild would otherwise rename.
-  esbuild: { keepNames: true },
   test: {
     include: ['src/**/*.test.ts'],
     // Tests spawn real node processes that trace real files; give them room on a 2-core machine.

@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { nowUs } from './clock.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { EventBuffer, Interner, formatEvents, jsonString, safeJson, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, formatEvents, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { WriterThread } from './writer-thread.js';
@@ -246,8 +246,8 @@ export class ThreadTracer implements Tracer {
     else this.pop(span.depth, span.id, span.region);
   }
 
-  exit(span: Span, name: string, cat: string, args?: Args): void {
-    this.exitKind(span as SpanState, this.interner.kind(name, cat), args);
+  exit(span: Span, name: string, cat: string, args?: Args, end?: number): void {
+    this.exitKind(span as SpanState, this.interner.kind(name, cat), args, end ?? nowUs());
   }
 
   exitKind(span: SpanState, kind: number, args?: Args, end: number = nowUs()): void {
@@ -349,6 +349,7 @@ export class ThreadTracer implements Tracer {
   warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
+    if (!this.file.claimOnce(key)) return; // another thread of the process already said it
     this.log('WARN', message);
   }
 
@@ -366,9 +367,7 @@ export class ThreadTracer implements Tracer {
   /** A metadata record: written with the next flush, no id and no ts (DFTracer layout). */
   meta(name: string, tid: number, argName: string, value: string): void {
     if (!this.active) return;
-    this.pendingMeta +=
-      `{"name":${jsonString(name)},"cat":"dftracer","pid":${this.identity.pid},"tid":${tid},"ph":"M",` +
-      `"args":{"hhash":"${this.hostHash}","name":${jsonString(argName)},"value":${jsonString(value)}}}\n`;
+    this.pendingMeta += metadataLine(name, this.identity.pid, tid, this.hostHash, argName, value, this.fmt.onTruncated);
     if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
   }
 

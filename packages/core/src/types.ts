@@ -74,8 +74,11 @@ export interface Tracer {
    * async spans become current only inside `within(span, fn)`.
    */
   enter(options?: EnterOptions): Span;
-  /** Closes a span and writes its complete event (ts = span.start, dur = now - start). */
-  exit(span: Span, name: string, cat: string, args?: Args): void;
+  /**
+   * Closes a span and writes its complete event (ts = span.start, dur = end - start); `end`
+   * defaults to now (µs) and lets a caller that measured the end itself record it exactly.
+   */
+  exit(span: Span, name: string, cat: string, args?: Args, end?: number): void;
   /** Runs fn with `span` as the current context, across awaits (AsyncLocalStorage). */
   within<T>(span: Span, fn: () => T): T;
   /** Writes a complete event measured by the caller, as a child of the current context. */
