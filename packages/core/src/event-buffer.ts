@@ -47,12 +47,15 @@ export class Interner {
     let k = this.keys.get(key);
     if (k === undefined) {
       k = this.keyFrag.length;
-      this.keyFrag.push(`,${jsonString(cutName(key))}:`);
+      this.keyFrag.push(`,${jsonString(RESERVED_KEYS.has(key) ? `user_${key}` : cutName(key))}:`);
       this.keys.set(key, k);
     }
     return k;
   }
 }
+
+/** Keys the tracer writes in every event's args: a user arg of the same name is renamed `user_<key>`. */
+const RESERVED_KEYS = new Set(['hhash', 'level', 'p_idx']);
 
 /** Names and categories are labels: keep them short enough that an event always fits. */
 const MAX_NAME = 1024;
@@ -144,7 +147,15 @@ export class EventBuffer implements EventColumns {
     this.level[i] = level;
     this.pidx[i] = pidx;
     if (args !== undefined) {
-      for (const key in args) this.addArg(interner.key(key), args[key]);
+      const first = this.argCount;
+      try {
+        for (const key in args) this.addArg(interner.key(key), args[key]);
+      } catch {
+        // A getter or proxy that throws: the event keeps no user args but a note; the program sees nothing.
+        if (this.argObj.length > first) this.argObj.length = first;
+        this.argCount = first;
+        this.addArg(interner.key('args_error'), 'the args could not be read');
+      }
     }
     this.argEnd[i] = this.argCount;
     this.count = i + 1;
@@ -207,24 +218,73 @@ export class EventBuffer implements EventColumns {
   }
 }
 
-/** JSON for an object arg: bigints as numbers/strings, cycles and functions replaced, never throws. */
+/**
+ * JSON for an object arg (or metadata value); never throws. Replacements, as for top-level args:
+ * NaN/±Infinity → "NaN"/"Infinity"/"-Infinity", bigint → number if safe else decimal string,
+ * function → "[Function: name]", symbol → "Symbol(desc)", a reference to an ancestor →
+ * "[Circular]" (a shared, non-cyclic reference is written in full). If serialisation throws
+ * anywhere (a throwing toJSON or getter, a proxy, extreme depth) the value is "[unserializable]".
+ */
 export function safeJson(v: unknown): string {
-  const seen = new WeakSet<object>();
+  // The objects on the path from the root to the value being serialised.
+  const path: object[] = [];
   try {
-    const s = JSON.stringify(v, (_k, x: unknown) => {
-      if (typeof x === 'bigint') return Number.isSafeInteger(Number(x)) ? Number(x) : x.toString();
-      if (typeof x === 'number' && !Number.isFinite(x)) return String(x);
-      if (typeof x === 'function' || typeof x === 'symbol') return String(x);
-      if (typeof x === 'object' && x !== null) {
-        if (seen.has(x)) return '[Circular]';
-        seen.add(x);
+    const s = JSON.stringify(v, function (this: unknown, _k: string, x: unknown): unknown {
+      // `this` holds x: the ancestors are the path up to it (the root's holder is not on the path).
+      path.length = path.lastIndexOf(this as object) + 1;
+      switch (typeof x) {
+        case 'bigint':
+          return x >= MIN_SAFE && x <= MAX_SAFE ? Number(x) : x.toString();
+        case 'number':
+          return Number.isFinite(x) ? x : String(x);
+        case 'function':
+          return `[Function: ${(x as { name?: unknown }).name || '(anonymous)'}]`;
+        case 'symbol':
+          return x.toString();
+        case 'object':
+          if (x === null) return x;
+          if (path.includes(x)) return '[Circular]';
+          path.push(x);
+          return x;
+        default:
+          return x;
       }
-      return x;
     });
     return s === undefined ? 'null' : s;
   } catch {
-    return jsonString(String(v));
+    return '"[unserializable]"';
   }
+}
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A label from anything a JS caller may pass where a string is expected. */
+function asText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return typeof v === 'symbol' ? v.toString() : String(v);
+  } catch {
+    return '[unserializable]';
+  }
+}
+
+/**
+ * One metadata record line (`ph: "M"`): `name` and `value` JSON-escaped, and, like events, cut
+ * (value first, then name) with the …[truncated N chars] marker when the line would exceed 16 KiB.
+ */
+export function metadataLine(kind: string, pid: number, tid: number, hhash: string, name: unknown, value: unknown, onCut?: (count: number) => void): string {
+  const head = `{"name":${jsonString(kind)},"cat":"dftracer","pid":${pid},"tid":${tid},"ph":"M","args":{"hhash":"${hhash}","name":`;
+  const n = asText(name);
+  const v = asText(value);
+  let line = `${head}${jsonString(n)},"value":${jsonString(v)}}}\n`;
+  if (line.length <= MAX_EVENT_BYTES / 3 || Buffer.byteLength(line) <= MAX_EVENT_BYTES) return line;
+  onCut?.(1);
+  for (const [nameMax, valueMax] of [[Infinity, 4096], [Infinity, 1024], [4096, 256], [1024, 64], [256, 16]] as const) {
+    line = `${head}${jsonString(n.length > nameMax ? cut(n, nameMax) : n)},"value":${jsonString(v.length > valueMax ? cut(v, valueMax) : v)}}}\n`;
+    if (Buffer.byteLength(line) <= MAX_EVENT_BYTES) return line;
+  }
+  return line;
 }
 
 /** Per-file constants used while formatting. */

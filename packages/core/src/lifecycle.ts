@@ -355,5 +355,5 @@ export function getTime(): number {
 
 /** Writes a `CM` metadata record (key, value) into the trace. */
 export function logMetadata(key: string, value: unknown): void {
-  activeTracer()?.metadata(String(key), value);
+  activeTracer()?.metadata(key, value);
 }

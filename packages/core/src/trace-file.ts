@@ -35,6 +35,9 @@ export const ID_SLOT = 2;
 export const COUNT_SLOT = 3;
 const REPORTED = 0;
 const FD_CLOSED = 1;
+const ONCE = 2;
+/** Warnings given once per process, whichever thread meets the case first: bit i of the ONCE word. */
+const ONCE_KEYS = ['truncated'];
 
 /** FAILED codes that are not errnos. */
 const FD_REPLACED = 1_000_000;
@@ -120,6 +123,17 @@ export class TraceFile {
   /** True for exactly one caller per process once writing has failed: that caller warns the user. */
   claimReport(): boolean {
     return Atomics.load(this.i32, FAILED) !== 0 && Atomics.compareExchange(this.flags, REPORTED, 0, 1) === 0;
+  }
+
+  /**
+   * For a warning that must appear once per process (not once per thread): true for the first
+   * caller only. Keys not listed in ONCE_KEYS are not deduplicated across threads.
+   */
+  claimOnce(key: string): boolean {
+    const i = ONCE_KEYS.indexOf(key);
+    if (i < 0) return true;
+    const bit = 1 << i;
+    return (Atomics.or(this.flags, ONCE, bit) & bit) === 0;
   }
 
   /**

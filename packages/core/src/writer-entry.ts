@@ -20,6 +20,7 @@ const ctx: FormatContext = {
     // Written directly to fd 2: the main thread may be blocked or exiting.
     if (warned) return;
     warned = true;
+    if (!file.claimOnce('truncated')) return; // once per process, not per thread
     try {
       writeSync(2, `dftracer: WARN: ${n} event(s) longer than 16 KiB had their string args cut\n`);
     } catch {
