@@ -393,6 +393,59 @@ ${ENGINE_HELP}
   },
 };
 
-export const commands: Command[] = [validate, summary, merge, exportCmd, query];
+// ---- report --------------------------------------------------------------------------------------
+
+const report: Command = {
+  name: 'report',
+  summary: 'one self-contained HTML page: timeline per track, I/O vs compute, files, tables',
+  help: `Usage: dftracer report [options] FILE… | DIR | GLOB -o report.html
+
+Writes one HTML page that works offline (the chart library is inlined): a zoomable timeline
+with a row group per pid/tid track and slices coloured by category (nested calls stack down,
+overlapping async calls get extra rows), I/O and compute over time with read/write bandwidth,
+bytes by file, and the summary tables. For big traces the timeline shows the longest slices
+(--max-slices); the charts and tables always cover every event.
+
+Options:
+  -o, --output FILE  the page (.html)
+  --max-slices N     slices drawn on the timeline (default 100000)
+  --bins N           time bins of the over-time chart (default 400)
+  --title TEXT       page title
+  --force            overwrite FILE if it exists
+${ENGINE_HELP}
+  -h, --help         this help`,
+  options: {
+    ...HELP_FLAG,
+    output: { type: 'string', short: 'o' },
+    'max-slices': { type: 'string' },
+    bins: { type: 'string' },
+    title: { type: 'string' },
+    force: { type: 'boolean' },
+    threads: { type: 'string' },
+    'memory-limit': { type: 'string' },
+  },
+  async run(values, positionals) {
+    const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');
+    const files = resolveInputs(positionals);
+    await assertTraces(files);
+    const { writeReport } = await import('./report.js');
+    const progress = new Progress('report', 100, 'percent');
+    const checks = gzipChecks(files);
+    const r = await writeReport(files, out, {
+      ...engineFlags(values),
+      maxSlices: intFlag(values, 'max-slices', 100_000),
+      bins: intFlag(values, 'bins', 400, 1),
+      ...(typeof values.title === 'string' ? { title: values.title } : {}),
+      onProgress: (p) => progress.update(p),
+    });
+    progress.done();
+    await checks;
+    const shown = r.slices < r.totalSlices ? `the ${fmtCount(r.slices)} longest of ${fmtCount(r.totalSlices)} slices` : `${fmtCount(r.slices)} slices`;
+    process.stdout.write(`wrote ${display(out)} (${(r.bytes / 1048576).toFixed(1)} MiB): ${r.tracks} track${r.tracks === 1 ? '' : 's'}, ${shown} on the timeline\n`);
+    return 0;
+  },
+};
+
+export const commands: Command[] = [validate, summary, merge, exportCmd, query, report];
 
 export type { FileValidation };
