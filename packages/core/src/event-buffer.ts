@@ -15,6 +15,7 @@ const TAG_RAW = 2; // already JSON text (hashes, serialised objects, bigints, re
 const TAG_TRUE = 3;
 const TAG_FALSE = 4;
 const TAG_NULL = 5;
+const TAG_ISTR = 6; // an interned string: argNum holds its index in Interner.strFrag
 
 /** (name, cat) pairs and arg keys interned to small ints with their JSON fragments precomputed. */
 export class Interner {
@@ -26,6 +27,12 @@ export class Interner {
   /** `,"key":` per key. */
   readonly keyFrag: string[] = [];
   private readonly keys = new Map<string, number>();
+  /**
+   * JSON text of short string values seen in args (file hashes, phases, modes): they repeat, so
+   * each is escaped once and a batch carries an index instead of the string.
+   */
+  readonly strFrag: string[] = [];
+  private readonly strs = new Map<string, number>();
 
   constructor(private readonly pid: number) {}
 
@@ -43,6 +50,17 @@ export class Interner {
     return k;
   }
 
+  /** The index of a short string value, or -1 when it is not worth interning (or the table is full). */
+  str(v: string): number {
+    const k = this.strs.get(v);
+    if (k !== undefined) return k;
+    if (v.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
+    const i = this.strFrag.length;
+    this.strFrag.push(jsonString(v));
+    this.strs.set(v, i);
+    return i;
+  }
+
   key(key: string): number {
     let k = this.keys.get(key);
     if (k === undefined) {
@@ -56,6 +74,10 @@ export class Interner {
 
 /** Keys the tracer writes in every event's args: a user arg of the same name is renamed `user_<key>`. */
 const RESERVED_KEYS = new Set(['hhash', 'level', 'p_idx']);
+
+/** Only short strings are interned, and only so many: unique values must not grow memory forever. */
+const MAX_INTERNED_STRING = 64;
+const MAX_INTERNED_STRINGS = 1 << 16;
 
 /** Names and categories are labels: keep them short enough that an event always fits. */
 const MAX_NAME = 1024;
@@ -149,12 +171,12 @@ export class EventBuffer implements EventColumns {
     if (args !== undefined) {
       const first = this.argCount;
       try {
-        for (const key in args) this.addArg(interner.key(key), args[key]);
+        for (const key in args) this.addArg(interner.key(key), args[key], interner);
       } catch {
         // A getter or proxy that throws: the event keeps no user args but a note; the program sees nothing.
         if (this.argObj.length > first) this.argObj.length = first;
         this.argCount = first;
-        this.addArg(interner.key('args_error'), 'the args could not be read');
+        this.addArg(interner.key('args_error'), 'the args could not be read', interner);
       }
     }
     this.argEnd[i] = this.argCount;
@@ -162,7 +184,7 @@ export class EventBuffer implements EventColumns {
   }
 
   /** Adds one arg to the event being recorded (call before `push` returns, i.e. from push only). */
-  addArg(key: number, v: unknown): void {
+  addArg(key: number, v: unknown, interner: Interner): void {
     if (this.argCount === this.argCap) this.growArgs();
     const j = this.argCount++;
     this.argKey[j] = key;
@@ -171,10 +193,17 @@ export class EventBuffer implements EventColumns {
         this.argTag[j] = TAG_NUM;
         this.argNum[j] = v;
         return;
-      case 'string':
-        this.argTag[j] = TAG_STR;
-        this.argObj[j] = v;
+      case 'string': {
+        const k = interner.str(v);
+        if (k >= 0) {
+          this.argTag[j] = TAG_ISTR;
+          this.argNum[j] = k;
+        } else {
+          this.argTag[j] = TAG_STR;
+          this.argObj[j] = v;
+        }
         return;
+      }
       case 'boolean':
         this.argTag[j] = v ? TAG_TRUE : TAG_FALSE;
         return;
@@ -292,6 +321,7 @@ export interface FormatContext {
   /** Interner.kindFrag and keyFrag, or the writer thread's copies of them. */
   readonly kindFrag: readonly string[];
   readonly keyFrag: readonly string[];
+  readonly strFrag: readonly string[];
   readonly incMetadata: boolean;
   /** `,"ph":"X","args":{"hhash":"<host hash>","level":` */
   readonly argsHead: string;
@@ -323,7 +353,7 @@ export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
     const argEnd = buf.argEnd[i]!;
     if (incMetadata) {
       line += argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
-      if (argEnd > argStart) line += formatArgs(buf, keyFrag, argStart, argEnd, Infinity);
+      if (argEnd > argStart) line += formatArgs(buf, keyFrag, ctx.strFrag, argStart, argEnd, Infinity);
       line += '}}\n';
       if (line.length > MAX_EVENT_BYTES / 3 && Buffer.byteLength(line) > MAX_EVENT_BYTES) {
         line = truncateLine(buf, ctx, i, argStart, argEnd, line);
@@ -339,7 +369,7 @@ export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
   return out;
 }
 
-function formatArgs(buf: EventColumns, keyFrag: readonly string[], from: number, to: number, maxString: number): string {
+function formatArgs(buf: EventColumns, keyFrag: readonly string[], strFrag: readonly string[], from: number, to: number, maxString: number): string {
   let s = '';
   for (let j = from; j < to; j++) {
     s += keyFrag[buf.argKey[j]!]!;
@@ -357,6 +387,9 @@ function formatArgs(buf: EventColumns, keyFrag: readonly string[], from: number,
         s += v.length > maxString ? jsonString(cut(v, maxString)) : v;
         break;
       }
+      case TAG_ISTR:
+        s += strFrag[buf.argNum[j]!]!; // at most 64 chars: never cut
+        break;
       case TAG_TRUE:
         s += 'true';
         break;
@@ -383,7 +416,7 @@ function truncateLine(buf: EventColumns, ctx: FormatContext, i: number, from: nu
   const head = line.slice(0, line.indexOf(ctx.argsHead));
   const core = head + ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
   for (let max = 4096; max >= 16; max >>= 2) {
-    const l = core + formatArgs(buf, ctx.keyFrag, from, to, max) + '}}\n';
+    const l = core + formatArgs(buf, ctx.keyFrag, ctx.strFrag, from, to, max) + '}}\n';
     if (Buffer.byteLength(l) <= MAX_EVENT_BYTES) return l;
   }
   return core + ',"truncated":true}}\n';

@@ -55,6 +55,7 @@ export class ThreadTracer implements Tracer {
   private writer: WriterThread | null = null;
   private sentKinds = 0;
   private sentKeys = 0;
+  private sentStrs = 0;
   private pendingMeta = '';
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
@@ -95,6 +96,7 @@ export class ThreadTracer implements Tracer {
     this.fmt = {
       kindFrag: this.interner.kindFrag,
       keyFrag: this.interner.keyFrag,
+      strFrag: this.interner.strFrag,
       incMetadata: config.incMetadata,
       argsHead: `,"ph":"X","args":{"hhash":"${this.hostHash}","level":`,
       onTruncated: (n) => {
@@ -425,10 +427,12 @@ export class ThreadTracer implements Tracer {
         const buf = this.buf;
         const kinds = this.interner.kindFrag;
         const keys = this.interner.keyFrag;
+        const strs = this.interner.strFrag;
         const handed = w.submit({
           meta,
           newKinds: kinds.slice(this.sentKinds),
           newKeys: keys.slice(this.sentKeys),
+          newStrs: strs.slice(this.sentStrs),
           count: n,
           argCount: buf.argCount,
           // Only the arrays: cloning the buffer object would copy its whole args array.
@@ -438,6 +442,7 @@ export class ThreadTracer implements Tracer {
         if (handed) {
           this.sentKinds = kinds.length;
           this.sentKeys = keys.length;
+          this.sentStrs = strs.length;
           this.written += n;
           this.buf = new EventBuffer(this.capacity, w.reuse());
           return;

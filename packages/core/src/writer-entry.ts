@@ -11,9 +11,11 @@ const file = TraceFile.join(init.shared);
 const progress = new Int32Array(init.progress);
 const kindFrag: string[] = [];
 const keyFrag: string[] = [];
+const strFrag: string[] = [];
 const ctx: FormatContext = {
   kindFrag,
   keyFrag,
+  strFrag,
   incMetadata: init.incMetadata,
   argsHead: init.argsHead,
   onTruncated: (n) => {
@@ -32,6 +34,7 @@ const ctx: FormatContext = {
 parentPort!.on('message', (b: WriterBatch) => {
   for (const k of b.newKinds) kindFrag.push(k);
   for (const k of b.newKeys) keyFrag.push(k);
+  for (const k of b.newStrs) strFrag.push(k);
   let ok = false;
   try {
     const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };

@@ -31,6 +31,7 @@ export interface WriterBatch {
   readonly meta: string;
   readonly newKinds: readonly string[];
   readonly newKeys: readonly string[];
+  readonly newStrs: readonly string[];
   readonly count: number;
   readonly argCount: number;
   readonly columns: Columns;
