@@ -5,7 +5,6 @@ import { UsageError, UserError } from './errors.js';
 import { fmtCount } from './format.js';
 import { resolveInputs } from './inputs.js';
 import { Progress } from './progress.js';
-import { formatSummary, summarize } from './summary.js';
 import { validateFiles, type FileValidation } from './validate.js';
 
 type Values = Record<string, string | boolean | undefined>;
@@ -182,6 +181,7 @@ ${ENGINE_HELP}
     const top = intFlag(values, 'top', 10);
     const progress = new Progress('summary', 100, 'percent');
     const checks = gzipChecks(files);
+    const { formatSummary, summarize } = await import('./summary.js');
     const s = await summarize(files, {
       top,
       ...engineFlags(values),

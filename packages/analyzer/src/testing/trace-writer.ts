@@ -7,7 +7,8 @@
  * Used by the tests (to make real fixtures, and deliberately broken copies of them) and by the
  * benchmark's generator. Not part of the public API.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { dftHash } from '../hash.js';
 
@@ -87,6 +88,7 @@ export class TraceWriter {
     this.gzip = opts.path.endsWith('.gz');
     this.memberBytes = opts.memberBytes ?? 64 * 1024;
     this.level = opts.level ?? 1;
+    mkdirSync(dirname(opts.path), { recursive: true });
     this.fd = openSync(opts.path, 'w', 0o644);
     this.raw('[');
   }

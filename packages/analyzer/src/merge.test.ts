@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mergeTraces } from './merge.js';
+import { readTrace, tempDir, truncateTail, writeSmallTrace } from './testing/fixtures.js';
+import { writeSyntheticTrace } from './testing/synthetic.js';
+import { validateFiles } from './validate.js';
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+/** An event's identity apart from its id: what a merge must keep. */
+const key = (e: { name: string; cat: string; pid: number; tid: number; ts: number; dur: number; ph: string }) => `${e.ph}|${e.pid}|${e.tid}|${e.cat}|${e.name}|${e.ts}|${e.dur}`;
+
+describe('merge', () => {
+  it('merges several processes into one trace that validates and keeps every event', async () => {
+    const inputs = [
+      writeSyntheticTrace({ path: join(dir, 'p1.pfw.gz'), events: 5000, pid: 101, seed: 1 }).path,
+      writeSyntheticTrace({ path: join(dir, 'p2.pfw.gz'), events: 3000, pid: 202, seed: 2, memberBytes: 8 * 1024 }).path,
+      writeSmallTrace(join(dir, 'p3.pfw'), 'clean', { pid: 303 }).path,
+    ];
+    const out = join(dir, 'merged.pfw.gz');
+    const r = await mergeTraces(inputs, out);
+    expect(r.copied).toBe(1); // the first input's gzip members are reused as they are
+    expect(r.remappedPids).toEqual([]);
+
+    const v = await validateFiles([out], { threads: 0 });
+    expect(v.files[0]!.problems).toEqual([]);
+    expect(v.files[0]!.pids).toBe(3);
+
+    const before = inputs.flatMap((f) => readTrace(f));
+    const after = readTrace(out);
+    expect(after.length).toBe(before.length);
+    expect(after.map(key).sort()).toEqual(before.map(key).sort());
+    expect(r.events).toBe(before.filter((e) => e.ph === 'X').length);
+    // ids are unique across the merged file, and p_idx follows its parent
+    const ids = after.filter((e) => e.ph === 'X').map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // metadata survives (FH for every file, HH, thread and process names)
+    expect(after.filter((e) => e.ph === 'M').length).toBe(before.filter((e) => e.ph === 'M').length);
+  });
+
+  it('moves a pid that an earlier file already used, and drops the torn tail of a truncated input', async () => {
+    const a = writeSmallTrace(join(dir, 'same1.pfw.gz'), 'clean', { pid: 77 }).path;
+    const b = writeSmallTrace(join(dir, 'same2.pfw.gz'), 'clean', { pid: 77, memberBytes: 256 }).path;
+    const c = writeSmallTrace(join(dir, 'cut.pfw.gz'), 'clean', { pid: 78, memberBytes: 256 }).path;
+    truncateTail(c, 10);
+    const out = join(dir, 'merged2.pfw');
+    const r = await mergeTraces([a, b, c], out);
+    expect(r.remappedPids).toHaveLength(1);
+    expect(r.remappedPids[0]!.slice(1)).toEqual([77, 1 << 22]);
+    expect(r.warnings[0]).toMatch(/truncated gzip/);
+    const v = await validateFiles([out], { threads: 0 });
+    // the truncated input has no end event: the merged trace is valid but unfinished
+    expect(v.files[0]!.problems).toEqual([]);
+    expect(v.files[0]!.warnings[0]).toMatch(/unfinished: no "end" event for pid 78/);
+    expect(new Set(readTrace(out).map((e) => e.pid))).toEqual(new Set([77, 1 << 22, 78]));
+  });
+});

@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarize, formatSummary, type Summary } from './summary.js';
+import { readTrace, tempDir, writeSmallTrace } from './testing/fixtures.js';
+import { writeSyntheticTrace } from './testing/synthetic.js';
+import { READ_CALLS, WRITE_CALLS } from './duck.js';
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+describe('summary of a small trace with known answers', () => {
+  let s: Summary;
+  beforeAll(async () => {
+    const t = writeSmallTrace(join(dir, 'small.pfw.gz'));
+    s = await summarize([t.path], { threads: 1 });
+  });
+
+  it('splits time into I/O, leaf compute and their overlap', () => {
+    expect(s.per_process).toHaveLength(1);
+    const p = s.per_process[0]!;
+    expect(p).toMatchObject({ pid: 4242, name: 'python train.py', host: 'node01', threads: 2, events: 11 });
+    expect(p.io_us).toBe(94);
+    expect(p.compute_us).toBe(100);
+    expect(p.overlap_us).toBe(50);
+    expect(p.io_only_us).toBe(44);
+    expect(p.compute_only_us).toBe(50);
+    expect(p.wall_us).toBe(300);
+    expect(p.idle_us).toBe(300 - 144);
+    expect(s.totals.overlap_us).toBe(50);
+  });
+
+  it('counts bytes per file from ret, with names from FH', () => {
+    const byFile = Object.fromEntries(s.files.map((f) => [f.file, f]));
+    expect(byFile['/data/a.bin']).toMatchObject({ bytes_read: 4196, bytes_written: 0, reads: 2, ops: 4, read_us: 20 });
+    expect(byFile['/data/a.bin']!.read_bandwidth).toBeCloseTo(4196 / 20e-6);
+    expect(byFile['/data/b.bin']).toMatchObject({ bytes_read: 8192, ops: 1 });
+    expect(byFile['/data/out/c.bin']).toMatchObject({ bytes_written: 1000, writes: 1, write_us: 20 });
+    expect(s.bytes_read).toBe(4196 + 8192);
+    expect(s.bytes_written).toBe(1000);
+  });
+
+  it('renders readable tables', () => {
+    const text = formatSummary(s);
+    expect(text).toMatch(/11 events from 1 trace file, 1 process; wall time 300 µs/);
+    expect(text).toMatch(/\/data\/a\.bin/);
+    expect(text).toMatch(/Longest events/);
+  });
+});
+
+describe('summary figures equal values computed independently', () => {
+  it('matches JSON.parse of every line of a synthetic trace and of a second process', async () => {
+    const a = join(dir, 'synthA.pfw.gz');
+    const b = join(dir, 'synthB.pfw');
+    writeSyntheticTrace({ path: a, events: 30_000, seed: 7, memberBytes: 32 * 1024 });
+    writeSyntheticTrace({ path: b, events: 8_000, seed: 9, pid: 5151, hostname: 'node02' });
+    const s = await summarize([a, b], { threads: 2 });
+
+    const events = [...readTrace(a), ...readTrace(b)];
+    const fh = new Map<string, string>();
+    for (const e of events) if (e.ph === 'M' && e.name === 'FH') fh.set(String(e.args!.value), String(e.args!.name));
+    const x = events.filter((e) => e.ph === 'X');
+    expect(s.events).toBe(x.length);
+    expect(s.processes).toBe(2);
+
+    // counts and total durations per (cat, name)
+    const byName = new Map<string, { count: number; total: number }>();
+    for (const e of x) {
+      const k = `${e.cat}/${e.name}`;
+      const v = byName.get(k) ?? { count: 0, total: 0 };
+      v.count++;
+      v.total += e.dur;
+      byName.set(k, v);
+    }
+    expect(s.by_name).toHaveLength(byName.size);
+    for (const r of s.by_name) expect({ count: r.count, total: r.total_us }).toEqual(byName.get(`${r.cat}/${r.name}`));
+
+    // bytes read and written per file
+    const files = new Map<string, { read: number; written: number; ops: number }>();
+    for (const e of x) {
+      if (e.cat !== 'POSIX' || !e.args?.fhash) continue;
+      const name = fh.get(String(e.args.fhash))!;
+      const v = files.get(name) ?? { read: 0, written: 0, ops: 0 };
+      v.ops++;
+      const ret = Math.max(0, Number(e.args.ret ?? 0));
+      if (READ_CALLS.includes(e.name)) v.read += ret;
+      if (WRITE_CALLS.includes(e.name)) v.written += ret;
+      files.set(name, v);
+    }
+    expect(s.files).toHaveLength(files.size);
+    for (const f of s.files) expect({ read: f.bytes_read, written: f.bytes_written, ops: f.ops }).toEqual(files.get(f.file));
+
+    // wall time and per-process event counts
+    const start = Math.min(...x.map((e) => e.ts));
+    const end = Math.max(...x.map((e) => e.ts + e.dur));
+    expect(s.wall_us).toBe(end - start);
+    expect(s.per_process.map((p) => [p.pid, p.events, p.host])).toEqual([
+      [4242, x.filter((e) => e.pid === 4242).length, 'node01'],
+      [5151, x.filter((e) => e.pid === 5151).length, 'node02'],
+    ]);
+
+    // the I/O union of one process, computed by a plain sort-and-sweep
+    const ioIntervals = x.filter((e) => e.pid === 5151 && e.cat === 'POSIX' && e.dur > 0).map((e) => [e.ts, e.ts + e.dur] as const);
+    ioIntervals.sort((p, q) => p[0] - q[0]);
+    let union = 0;
+    let reach = -Infinity;
+    for (const [s0, e0] of ioIntervals) {
+      union += Math.max(0, e0 - Math.max(s0, reach));
+      reach = Math.max(reach, e0);
+    }
+    expect(s.per_process.find((p) => p.pid === 5151)!.io_us).toBe(union);
+  });
+});
