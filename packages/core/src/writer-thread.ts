@@ -44,8 +44,12 @@ export function columnBuffers(c: Columns): ArrayBuffer[] {
   return [c.kind.buffer, c.id.buffer, c.tid.buffer, c.ts.buffer, c.dur.buffer, c.level.buffer, c.pidx.buffer, c.argEnd.buffer, c.argKey.buffer, c.argTag.buffer, c.argNum.buffer] as ArrayBuffer[];
 }
 
-/** Batches in flight before the producer waits; with ~4 k events a batch, about 128 k events. */
-const MAX_IN_FLIGHT = 32;
+/**
+ * Batches in flight before the producer waits. A crash loses what is queued plus the buffer being
+ * filled: 1 + 15 buffers of 1 MiB is DFTracer's own default loss window (its 16 MiB buffer), and
+ * ~80 k events absorb a burst without making the traced thread wait.
+ */
+export const MAX_IN_FLIGHT = 15;
 /** A writer that makes no progress for this long is considered dead. */
 const STALL_MS = 10_000;
 
