@@ -39,3 +39,10 @@ const rows = [
 console.log(`\n@dftracer/core bench (node ${process.version}, median of ${REPS} processes)\n`);
 console.log('| measure | value | target | note |\n|---|---|---|---|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+
+// The soak of mixed traced I/O and compute (SOAK_SECONDS, default 60): events/s, RSS, lost events.
+if (process.env.SOAK_SECONDS !== '0') {
+  const soak = spawnSync(process.execPath, [join(here, 'soak.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  process.stdout.write(`\n${soak.stdout}`);
+  if (soak.status !== 0) process.exitCode = 1;
+}
