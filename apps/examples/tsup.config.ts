@@ -1,12 +1,4 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/demo.ts', 'src/core-basics.ts'],
-  format: ['esm'],
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Traced functions are named after themselves: keep the names the bundler would rename.
-  keepNames: true,
-});
+export default defineConfig(libraryBuild({ entry: ['src/demo.ts', 'src/core-basics.ts'], format: ['esm'], dts: false }));

@@ -1,18 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base.js';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/register.ts', 'src/writer-entry.ts'],
-  shims: true,
-  format: ['esm', 'cjs'],
-  dts: { entry: 'src/index.ts' },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Traced functions are named after themselves: keep the names the bundler would rename.
-  keepNames: true,
-  define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
-});
+export default defineConfig(
+  libraryBuild({
+    // register: `node --import`; writer-entry: the writer thread's script.
+    entry: ['src/index.ts', 'src/register.ts', 'src/writer-entry.ts'],
+    dts: { entry: 'src/index.ts' },
+    shims: true,
+    define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
+  }),
+);

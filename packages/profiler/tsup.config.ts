@@ -1,13 +1,4 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Traced functions are named after themselves: keep the names the bundler would rename.
-  keepNames: true,
-});
+export default defineConfig(libraryBuild());

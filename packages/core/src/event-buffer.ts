@@ -1,3 +1,4 @@
+import { grown } from './typed-arrays.js';
 import type { Args } from './types.js';
 
 /**
@@ -227,15 +228,9 @@ export class EventBuffer implements EventColumns {
 
   private growArgs(): void {
     const cap = this.argCap * 2;
-    const key = new Int32Array(cap);
-    key.set(this.argKey);
-    const tag = new Uint8Array(cap);
-    tag.set(this.argTag);
-    const num = new Float64Array(cap);
-    num.set(this.argNum);
-    this.argKey = key;
-    this.argTag = tag;
-    this.argNum = num;
+    this.argKey = grown(this.argKey, cap);
+    this.argTag = grown(this.argTag, cap);
+    this.argNum = grown(this.argNum, cap);
     this.argCap = cap;
   }
 

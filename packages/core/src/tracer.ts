@@ -6,6 +6,7 @@ import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, formatEvents, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
+import { grown } from './typed-arrays.js';
 import { WriterThread } from './writer-thread.js';
 import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
 
@@ -147,21 +148,11 @@ export class ThreadTracer implements Tracer {
 
   private growStack(): void {
     const n = this.stackId.length * 2;
-    const id = new Float64Array(n);
-    id.set(this.stackId);
-    const lv = new Int32Array(n);
-    lv.set(this.stackLevel);
-    const tid = new Float64Array(n);
-    tid.set(this.stackTid);
-    const cl = new Uint8Array(n);
-    cl.set(this.stackClosed);
-    const pa = new Float64Array(n);
-    pa.set(this.stackParent);
-    this.stackParent = pa;
-    this.stackId = id;
-    this.stackLevel = lv;
-    this.stackTid = tid;
-    this.stackClosed = cl;
+    this.stackId = grown(this.stackId, n);
+    this.stackLevel = grown(this.stackLevel, n);
+    this.stackTid = grown(this.stackTid, n);
+    this.stackClosed = grown(this.stackClosed, n);
+    this.stackParent = grown(this.stackParent, n);
   }
 
   /**
