@@ -71,15 +71,23 @@ function gapFstat(st: FsState, e: FdEntry, t: number): void {
   st.emit('fstat', st.gapStart, t, { fhash: e.fhash, ret: 0 });
 }
 
-export function readSync(st: FsState, orig: AnyFn): AnyFn {
-  return dress(function readSync(this: unknown, fd: number, buffer: unknown, offsetOrOptions: unknown, length: unknown, position: unknown) {
+/** Fills `io.count` (bytes asked for) and `io.pos` (file position, -1 for the current one) from a call's arguments. */
+type ParseTransfer = (a: IArguments) => void;
+
+/**
+ * A data transfer on a traced fd (read, write, readv, writev): one event named `name`, or
+ * `positioned` (pread, pwrite, …) when the call gives a file position, with the bytes asked for
+ * and the bytes moved.
+ */
+function transferSync(st: FsState, orig: AnyFn, name: string, positioned: string, parse: ParseTransfer): AnyFn {
+  return dress(function (this: unknown, fd: number) {
     st.calls++;
     const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
     if (e === undefined) return orig.apply(this, arguments as never);
     let count: number;
     let pos: number;
     try {
-      parseReadSync(buffer, offsetOrOptions, length, position, arguments.length);
+      parse(arguments);
       count = io.count;
       pos = io.pos;
     } catch (err) {
@@ -94,67 +102,23 @@ export function readSync(st: FsState, orig: AnyFn): AnyFn {
       return ret;
     } finally {
       const t1 = st.now();
-      if (pos < 0) st.emit('read', t0, t1, { fhash: e.fhash, count, ret });
-      else st.emit('pread', t0, t1, { fhash: e.fhash, count, offset: pos, ret });
-    }
-  }, orig);
-}
-
-export function writeSync(st: FsState, orig: AnyFn): AnyFn {
-  return dress(function writeSync(this: unknown, fd: number, buffer: unknown, offsetOrOptions: unknown, length: unknown, position: unknown) {
-    st.calls++;
-    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
-    if (e === undefined) return orig.apply(this, arguments as never);
-    let count: number;
-    let pos: number;
-    try {
-      parseWrite(buffer, offsetOrOptions, length, position, false);
-      count = io.count;
-      pos = io.pos;
-    } catch (err) {
-      st.fail(err);
-      return orig.apply(this, arguments as never);
-    }
-    const t0 = st.now();
-    let ret = -1;
-    try {
-      ret = orig.apply(this, arguments as never) as number;
-      return ret;
-    } finally {
-      const t1 = st.now();
-      if (pos < 0) st.emit('write', t0, t1, { fhash: e.fhash, count, ret });
-      else st.emit('pwrite', t0, t1, { fhash: e.fhash, count, offset: pos, ret });
-    }
-  }, orig);
-}
-
-/** readvSync / writevSync: readv/preadv, writev/pwritev. */
-export function vectorSync(st: FsState, orig: AnyFn, name: 'readv' | 'writev'): AnyFn {
-  const positioned = name === 'readv' ? 'preadv' : 'pwritev';
-  return dress(function (this: unknown, fd: number, buffers: unknown, position: unknown) {
-    const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
-    if (e === undefined) return orig.apply(this, arguments as never);
-    let count: number;
-    let pos: number;
-    try {
-      parseVector(buffers, position);
-      count = io.count;
-      pos = io.pos;
-    } catch (err) {
-      st.fail(err);
-      return orig.apply(this, arguments as never);
-    }
-    const t0 = st.now();
-    let ret = -1;
-    try {
-      ret = orig.apply(this, arguments as never) as number;
-      return ret;
-    } finally {
-      const t1 = st.now();
       if (pos < 0) st.emit(name, t0, t1, { fhash: e.fhash, count, ret });
       else st.emit(positioned, t0, t1, { fhash: e.fhash, count, offset: pos, ret });
     }
   }, orig);
+}
+
+export function readSync(st: FsState, orig: AnyFn): AnyFn {
+  return transferSync(st, orig, 'read', 'pread', (a) => parseReadSync(a[1], a[2], a[3], a[4], a.length));
+}
+
+export function writeSync(st: FsState, orig: AnyFn): AnyFn {
+  return transferSync(st, orig, 'write', 'pwrite', (a) => parseWrite(a[1], a[2], a[3], a[4], false));
+}
+
+/** readvSync / writevSync: readv/preadv, writev/pwritev. */
+export function vectorSync(st: FsState, orig: AnyFn, name: 'readv' | 'writev'): AnyFn {
+  return transferSync(st, orig, name, name === 'readv' ? 'preadv' : 'pwritev', (a) => parseVector(a[1], a[2]));
 }
 
 /**
