@@ -1,0 +1,522 @@
+/**
+ * A gzip encoder specialised for trace text: one JSON object per line, each line nearly identical
+ * to an earlier line of the same shape (same event name and category), differing in a few numbers
+ * and hashes. zlib spends most of its time searching hash chains for LZ77 matches; here the match
+ * source is known in advance, so there is no search:
+ *
+ * - each line is compared with the last earlier line of the same shape (else the previous line);
+ *   equal runs become matches and differing bytes literals, and after a difference both cursors
+ *   jump to the end of the differing value (the next `,` `:` `}` `]` `"` or newline), so numbers of
+ *   different lengths realign. Every match is verified byte for byte, so the output is always a
+ *   correct encoding of the input, however bad the guess;
+ * - a match that reaches the end of a line continues into the next line while it still matches
+ *   (the `{"id":1234` prefix of consecutive events), saving a token per line;
+ * - one dynamic-Huffman DEFLATE block (RFC 1951) with codes built from the counted symbols, inside
+ *   one gzip member (RFC 1952), so members concatenate as today's zlib members do.
+ *
+ * Input that is not line-shaped (few matches) goes to zlib instead, so output size never regresses
+ * far; see `gzipLines`.
+ */
+import { endianness } from 'node:os';
+import { crc32, gzipSync } from 'node:zlib';
+import { BitWriter } from './bit-writer.js';
+import { canonicalCodes, codeLengths } from './huffman.js';
+
+const WINDOW = 32768;
+const MIN_MATCH = 3;
+const MAX_MATCH = 258;
+/** Match tokens are `len << 16 | dist`; anything below this is a literal byte. */
+const LIT_LIMIT = 256;
+const END_OF_BLOCK = 256;
+
+/**
+ * Value delimiters of JSON text: a difference is resolved by skipping to the next one in both
+ * lines. The newline is one too, so a cursor never walks past the end of a differing line.
+ */
+const DELIM = new Uint8Array(256);
+for (const c of ',:}]"\n') DELIM[c.charCodeAt(0)] = 1;
+
+/** Length symbol (257..285), its extra-bit count and base, indexed by match length (RFC 1951 §3.2.5). */
+const LEN_SYM = new Uint16Array(MAX_MATCH + 1);
+const LEN_EXTRA = new Uint8Array(MAX_MATCH + 1);
+const LEN_BASE = new Uint16Array(MAX_MATCH + 1);
+{
+  // Codes 257..264 carry lengths 3..10 exactly; then each group of four codes doubles its span.
+  let sym = 257;
+  let base = 3;
+  for (let extra = 0; extra <= 5; extra++) {
+    for (let k = 0; k < (extra === 0 ? 8 : 4); k++, sym++) {
+      for (let len = base; len < base + (1 << extra) && len < MAX_MATCH; len++) {
+        LEN_SYM[len] = sym;
+        LEN_EXTRA[len] = extra;
+        LEN_BASE[len] = base;
+      }
+      base += 1 << extra;
+    }
+  }
+  // 258 has its own code, 285 with no extra bits (284 + 31 would also spell it, but not validly).
+  LEN_SYM[MAX_MATCH] = 285;
+  LEN_EXTRA[MAX_MATCH] = 0;
+  LEN_BASE[MAX_MATCH] = MAX_MATCH;
+}
+
+/**
+ * Distance symbol (0..29) of `dist`: codes 0..3 are distances 1..4, then two codes per power of
+ * two, told apart by the bit below the top bit of dist-1.
+ */
+function distSym(dist: number): number {
+  const x = dist - 1;
+  if (x < 4) return x;
+  const top = 31 - Math.clz32(x);
+  return 2 * top + ((x >>> (top - 1)) & 1);
+}
+
+/** Order in which code-length code lengths are sent (RFC 1951 §3.2.7). */
+const CL_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+
+/** Shape table: hash of a line's leading structure → start of the last line with that hash. */
+const SHAPE_BITS = 12;
+/** String table: hash of a quoted string's contents → where it last began. */
+const STRING_BITS = 12;
+
+/**
+ * Scratch space reused across calls: the writer thread compresses one batch at a time, and
+ * allocating a few MiB per batch would cost more than filling them.
+ */
+let bytesScratch = Buffer.allocUnsafe(0);
+/**
+ * The input four times, shifted by 0..3 bytes, as Int32Arrays: the 4 bytes at any offset p are
+ * `words[p & 3][p >> 2]`, so equal runs are compared a word at a time whatever the distance (a
+ * JS byte loop costs about as much per byte as a word loop per word). Four native copies per
+ * batch cost far less than the loop they shorten.
+ */
+let words: Int32Array[] = [];
+/** Word compares find the first differing byte by counting trailing zero bits: little-endian only. */
+const WORDS = endianness() === 'LE';
+let tokens = new Uint32Array(0);
+let outScratch = new Uint8Array(0);
+const shapes = new Int32Array(1 << SHAPE_BITS);
+const strings = new Int32Array(1 << STRING_BITS);
+const litFreq = new Uint32Array(286);
+const distFreq = new Uint32Array(30);
+
+/**
+ * Gzips `text` (UTF-8) as one gzip member: a file of several such members reads back as the
+ * concatenation of their texts with `gunzip` or `zlib.gunzipSync`.
+ *
+ * Cheapest on JSON-lines text whose lines repeat a few shapes (trace events). Other input is
+ * handed to zlib at `fallbackLevel`: when fewer than half its bytes end up in matches, the line
+ * model does not apply and zlib's search will do better.
+ */
+export function gzipLines(text: string, fallbackLevel = 1): Buffer {
+  // One byte per char when the text is ASCII (latin1 encoding is then a plain copy); UTF-8 otherwise.
+  const maxBytes = text.length * 3;
+  if (bytesScratch.length < maxBytes) bytesScratch = Buffer.allocUnsafe(Math.max(maxBytes, 1 << 16));
+  const n = bytesScratch.write(text, 0, 'utf8');
+  // A Buffer, not a plain Uint8Array: Buffer's indexOf is memchr, a TypedArray's a slow generic loop.
+  const bytes = bytesScratch.subarray(0, n);
+  if (WORDS) {
+    const cap = (n + 8) >> 2;
+    if ((words[0]?.length ?? 0) < cap) {
+      const buf = new ArrayBuffer(16 * Math.max(cap, 1 << 14));
+      words = [0, 1, 2, 3].map((k) => new Int32Array(buf, 4 * k * Math.max(cap, 1 << 14), Math.max(cap, 1 << 14)));
+    }
+    for (let k = 0; k < 4 && k < n; k++) new Uint8Array(words[k]!.buffer, words[k]!.byteOffset, n - k).set(bytes.subarray(k));
+  }
+  if (tokens.length < n + 1) tokens = new Uint32Array(Math.max(n + 1, 1 << 14));
+
+  const count = tokenize(bytes, n);
+  if (count < 0) return gzipSync(bytes, { level: fallbackLevel });
+  return writeMember(bytes, n, count);
+}
+
+/**
+ * LZ77 pass: fills `tokens` and the symbol counts; returns the token count, or -1 when the input
+ * does not look like repeated lines (more than half its bytes are literals).
+ *
+ * Written as one loop over local variables (no closures over mutable state, which V8 would keep
+ * in a heap context and make every access in the loop slower).
+ */
+function tokenize(b: Buffer, n: number): number {
+  litFreq.fill(0);
+  distFreq.fill(0);
+  shapes.fill(-1);
+  strings.fill(-1);
+  const st = state;
+  st.t = 0;
+  st.mLen = 0;
+  st.prevLine = -1;
+  for (let c = 0; c < n; ) c = tokenizeLine(b, n, c, st);
+  if (st.mLen > 0) st.t = emitMatch(b, st.mStart, st.mLen, st.mDist, st.t);
+  let literals = 0;
+  for (let k = 0; k < 256; k++) literals += litFreq[k]!;
+  return literals * 2 > n ? -1 : st.t;
+}
+
+/** What `tokenizeLine` carries from one line to the next. */
+interface LineState {
+  /** Tokens so far. */
+  t: number;
+  /** The open match: emitted when it stops matching, so that it may run on into the next line. */
+  mStart: number;
+  mLen: number;
+  mDist: number;
+  /** Start of the previous line, or -1. */
+  prevLine: number;
+}
+const state: LineState = { t: 0, mStart: 0, mLen: 0, mDist: 0, prevLine: -1 };
+
+/**
+ * Tokenizes the line starting at `c`; returns where the next one starts. A function per line
+ * rather than one loop over the batch: V8 then optimizes it as an ordinary hot function instead of
+ * on-stack-replacing a long loop, whose code deoptimizes at the first path it has not seen.
+ */
+function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
+  const tok = tokens;
+  const lf = litFreq;
+  const strs = strings;
+  let t = st.t;
+  let mStart = st.mStart;
+  let mLen = st.mLen;
+  let mDist = st.mDist;
+  {
+    // The line is [c, end): its newline included, if any.
+    let nl = b.indexOf(10, c);
+    const end = nl < 0 ? n : nl + 1;
+    if (nl < 0) nl = n;
+
+    // Shape: the bytes up to the 10th quote (past `"name":"…","cat":"…"`), digits skipped so that
+    // the id does not count.
+    let h = 0;
+    let quotes = 0;
+    for (let k = c; k < nl && k < c + 96; k++) {
+      const x = b[k]!;
+      if (x >= 48 && x <= 57) continue;
+      h = (Math.imul(h, 31) + x) | 0;
+      if (x === 34 && ++quotes === 10) break;
+    }
+    const slot = Math.imul(h, 0x9e3779b1) >>> (32 - SHAPE_BITS);
+    let ref = shapes[slot]!;
+    shapes[slot] = c;
+    if (ref < 0 || c - ref > WINDOW) ref = st.prevLine;
+    st.prevLine = c;
+
+    let i = c;
+    // Carry the open match from the previous line on as far as it still matches.
+    if (mLen > 0) {
+      const d = mDist;
+      while (i < end && b[i] === b[i - d]) i++;
+      mLen += i - c;
+      if (i < end) {
+        t = emitMatch(b, mStart, mLen, mDist, t);
+        mLen = 0;
+      }
+    }
+    let j = ref >= 0 && c - ref <= WINDOW ? ref + (i - c) : -1;
+
+    while (i < end) {
+      if (j >= 0 && b[i] === b[j]) {
+        // An equal run: extend it as far as it goes within this line.
+        const s = i;
+        const d = i - j;
+        if (WORDS) {
+          // Four bytes at a time while both words lie within the line, then byte by byte.
+          const wi = words[i & 3]!;
+          const wj = words[j & 3]!;
+          let mi = i >> 2;
+          let mj = j >> 2;
+          const mEnd = (end - (i & 3)) >> 2;
+          while (mi < mEnd && wi[mi] === wj[mj]) {
+            mi++;
+            mj++;
+          }
+          i = (mi << 2) + (i & 3);
+          if (mi < mEnd) {
+            const x = wi[mi]! ^ wj[mj]!;
+            i += (31 - Math.clz32(x & -x)) >> 3;
+          } else {
+            while (i < end && b[i] === b[i - d]) i++;
+          }
+        } else {
+          do i++;
+          while (i < end && b[i] === b[i - d]);
+        }
+        j = i - d;
+        if (d > WINDOW) {
+          for (let k = s; k < i; k++) {
+            tok[t++] = b[k]!;
+            lf[b[k]!]!++;
+          }
+          j = -1;
+          continue;
+        }
+        if (i < end) {
+          t = emitMatch(b, s, i - s, d, t);
+        } else {
+          // It stays open for the next line.
+          mStart = s;
+          mLen = i - s;
+          mDist = d;
+        }
+        continue;
+      }
+      const x = b[i]!;
+      // A differing string value (right after its opening quote): an earlier line may hold the
+      // same string (a file hash seen a few events ago) even if the reference line does not.
+      if (DELIM[x] === 0 && b[i - 1] === 34 && i > c) {
+        let q = i;
+        let sh = 0;
+        const qEnd = Math.min(nl, i + 80);
+        while (q < qEnd && b[q] !== 34) {
+          sh = (Math.imul(sh, 31) + b[q]!) | 0;
+          q++;
+        }
+        if (q < qEnd && q - i >= MIN_MATCH) {
+          const sslot = Math.imul(sh, 0x9e3779b1) >>> (32 - STRING_BITS);
+          const p = strs[sslot]!;
+          strs[sslot] = i;
+          if (p >= 0 && i - p <= WINDOW) {
+            const d = i - p;
+            const s = i;
+            while (i < end && b[i] === b[i - d]) i++;
+            if (i - s >= q - s) {
+              // The whole string matched (and maybe more): realign the reference after its own
+              // copy of the string, as if the two strings had had the same length.
+              if (j >= 0) {
+                while (j < i && b[j] !== 34) j++;
+                j += i - q;
+                if (j >= i) j = -1;
+              }
+              if (i < end) t = emitMatch(b, s, i - s, d, t);
+              else {
+                mStart = s;
+                mLen = i - s;
+                mDist = d;
+              }
+              continue;
+            }
+            i = s;
+          }
+        }
+      }
+      // A difference. Skip the rest of the differing value in each line: literals in this one,
+      // nothing in the reference. If both sit on (different) delimiters, skip one value each.
+      if (j < 0 || DELIM[x] === 0 || DELIM[b[j]!] !== 0) {
+        do {
+          const y = b[i++]!;
+          tok[t++] = y;
+          lf[y]!++;
+        } while (i < end && DELIM[b[i]!] === 0);
+        if (j >= 0) {
+          if (DELIM[x] !== 0) j++;
+          while (j < i && DELIM[b[j]!] === 0) j++;
+          if (j >= i) j = -1;
+        }
+      } else {
+        while (j < i && DELIM[b[j]!] === 0) j++;
+        if (j >= i) j = -1;
+      }
+    }
+    st.t = t;
+    st.mStart = mStart;
+    st.mLen = mLen;
+    st.mDist = mDist;
+    return end;
+  }
+}
+
+/**
+ * Appends the match [start, start+len) at distance `dist` to the tokens: as literals when shorter
+ * than 3, else in pieces of at most 258 bytes, each at least 3. Returns the new token count.
+ */
+function emitMatch(b: Uint8Array, start: number, len: number, dist: number, t: number): number {
+  const tok = tokens;
+  if (len < MIN_MATCH) {
+    for (let k = 0; k < len; k++) {
+      const y = b[start + k]!;
+      tok[t++] = y;
+      litFreq[y]!++;
+    }
+    return t;
+  }
+  const ds = distSym(dist);
+  while (len > 0) {
+    let l = len > MAX_MATCH ? MAX_MATCH : len;
+    if (len - l > 0 && len - l < MIN_MATCH) l = len - MIN_MATCH;
+    tok[t++] = (l << 16) | dist;
+    litFreq[LEN_SYM[l]!]!++;
+    distFreq[ds]!++;
+    len -= l;
+  }
+  return t;
+}
+
+/** Header, one dynamic-Huffman block of `count` tokens, trailer. */
+function writeMember(bytes: Uint8Array, n: number, count: number): Buffer {
+  // Worst case: 15 bits per literal byte, or 48 bits per match of ≥ 3 bytes: under 2 bytes per
+  // input byte, plus the block header (at most ~ (19·3 + 320·7) bits) and the gzip framing.
+  const bound = 2 * n + 1024;
+  if (outScratch.length < bound) outScratch = new Uint8Array(Math.max(bound, 1 << 16));
+  const out = outScratch;
+  // RFC 1952 header: magic, CM=8 (deflate), no flags, no mtime, XFL=0, OS=3 (Unix), as zlib writes.
+  out.set([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3], 0);
+  const w = new BitWriter(out, 10);
+
+  litFreq[END_OF_BLOCK]!++;
+  const litLen = codeLengths(litFreq, 15);
+  const distLen = codeLengths(distFreq, 15);
+  const litCode = canonicalCodes(litLen);
+  const distCode = canonicalCodes(distLen);
+  w.bits(1, 1); // BFINAL
+  w.bits(2, 2); // BTYPE = dynamic Huffman
+  writeCodeLengths(w, litLen, distLen);
+
+  writeTokens(w, count, litCode, litLen, distCode, distLen);
+  w.bits(litCode[END_OF_BLOCK]!, litLen[END_OF_BLOCK]!);
+  let pos = w.finish();
+
+  // RFC 1952 trailer: CRC-32 and length mod 2^32 of the uncompressed bytes, little-endian.
+  const crc = crc32(bytes);
+  const size = n >>> 0;
+  for (const v of [crc, size]) {
+    out[pos++] = v & 0xff;
+    out[pos++] = (v >>> 8) & 0xff;
+    out[pos++] = (v >>> 16) & 0xff;
+    out[pos++] = (v >>> 24) & 0xff;
+  }
+  return Buffer.from(out.subarray(0, pos));
+}
+
+/**
+ * The block's symbols. The bit writer's state lives in locals here (this loop is most of the
+ * writing time), flushing two bytes whenever 16 bits have gathered.
+ */
+function writeTokens(w: BitWriter, count: number, litCode: Uint16Array, litLen: Uint8Array, distCode: Uint16Array, distLen: Uint8Array): void {
+  const tok = tokens;
+  const out = w.out;
+  let pos = w.pos;
+  let acc = w.acc;
+  let nb = w.n;
+  for (let k = 0; k < count; k++) {
+    const v = tok[k]!;
+    if (v < LIT_LIMIT) {
+      acc |= litCode[v]! << nb;
+      nb += litLen[v]!;
+    } else {
+      // Up to 15 + 5 + 15 + 13 bits: flush after each part so the 32-bit accumulator never overflows.
+      const len = v >>> 16;
+      const ls = LEN_SYM[len]!;
+      acc |= litCode[ls]! << nb;
+      nb += litLen[ls]!;
+      if (nb >= 16) {
+        out[pos++] = acc & 0xff;
+        out[pos++] = (acc >>> 8) & 0xff;
+        acc >>>= 16;
+        nb -= 16;
+      }
+      acc |= (len - LEN_BASE[len]!) << nb;
+      nb += LEN_EXTRA[len]!;
+      if (nb >= 16) {
+        out[pos++] = acc & 0xff;
+        out[pos++] = (acc >>> 8) & 0xff;
+        acc >>>= 16;
+        nb -= 16;
+      }
+      const dist = v & 0xffff;
+      const ds = distSym(dist);
+      acc |= distCode[ds]! << nb;
+      nb += distLen[ds]!;
+      if (nb >= 16) {
+        out[pos++] = acc & 0xff;
+        out[pos++] = (acc >>> 8) & 0xff;
+        acc >>>= 16;
+        nb -= 16;
+      }
+      if (ds >= 4) {
+        const de = (ds >>> 1) - 1;
+        acc |= ((dist - 1) & ((1 << de) - 1)) << nb;
+        nb += de;
+      }
+    }
+    if (nb >= 16) {
+      out[pos++] = acc & 0xff;
+      out[pos++] = (acc >>> 8) & 0xff;
+      acc >>>= 16;
+      nb -= 16;
+    }
+  }
+  w.pos = pos;
+  w.acc = acc;
+  w.n = nb;
+}
+
+/**
+ * The block header after BTYPE: HLIT, HDIST, HCLEN, the code-length code, then the lit/len and
+ * distance code lengths as one sequence, run-length coded with symbols 16 (repeat the previous
+ * length 3–6 times), 17 (3–10 zeros) and 18 (11–138 zeros) (RFC 1951 §3.2.7).
+ */
+function writeCodeLengths(w: BitWriter, litLen: Uint8Array, distLen: Uint8Array): void {
+  let hlit = 286;
+  while (hlit > 257 && litLen[hlit - 1] === 0) hlit--;
+  let hdist = 30;
+  while (hdist > 1 && distLen[hdist - 1] === 0) hdist--;
+  const seq = new Uint8Array(hlit + hdist);
+  seq.set(litLen.subarray(0, hlit), 0);
+  seq.set(distLen.subarray(0, hdist), hlit);
+
+  // Run-length code the sequence: symbols and their extra values.
+  const syms: number[] = [];
+  const extras: number[] = [];
+  for (let k = 0; k < seq.length; ) {
+    const v = seq[k]!;
+    let run = 1;
+    while (k + run < seq.length && seq[k + run] === v) run++;
+    k += run;
+    if (v === 0) {
+      while (run >= 11) {
+        const r = Math.min(run, 138);
+        syms.push(18);
+        extras.push(r - 11);
+        run -= r;
+      }
+      if (run >= 3) {
+        syms.push(17);
+        extras.push(run - 3);
+        run = 0;
+      }
+    } else {
+      syms.push(v);
+      extras.push(0);
+      run--;
+      while (run >= 3) {
+        const r = Math.min(run, 6);
+        syms.push(16);
+        extras.push(r - 3);
+        run -= r;
+      }
+    }
+    for (; run > 0; run--) {
+      syms.push(v);
+      extras.push(0);
+    }
+  }
+
+  const clFreq = new Uint32Array(19);
+  for (const s of syms) clFreq[s]!++;
+  const clLen = codeLengths(clFreq, 7);
+  const clCode = canonicalCodes(clLen);
+  let hclen = 19;
+  while (hclen > 4 && clLen[CL_ORDER[hclen - 1]!] === 0) hclen--;
+
+  w.bits(hlit - 257, 5);
+  w.bits(hdist - 1, 5);
+  w.bits(hclen - 4, 4);
+  for (let k = 0; k < hclen; k++) w.bits(clLen[CL_ORDER[k]!]!, 3);
+  for (let k = 0; k < syms.length; k++) {
+    const s = syms[k]!;
+    w.bits(clCode[s]!, clLen[s]!);
+    if (s === 16) w.bits(extras[k]!, 2);
+    else if (s === 17) w.bits(extras[k]!, 3);
+    else if (s === 18) w.bits(extras[k]!, 7);
+  }
+}
