@@ -7,22 +7,32 @@
 // - fn: dftFn-style events of three functions.
 // Each run compresses every batch once per encoder, encoders interleaved per batch; ns/event is
 // the median over BENCH_RUNS runs (default 5), bytes/event the compressed total / events.
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BATCH = 1 << 20;
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsup'))('esbuild');
-const dir = mkdtempSync(join(tmpdir(), 'line-gzip-bench-'));
-const out = join(dir, 'line-gzip.mjs');
-await esbuild.build({ entryPoints: [join(root, 'src/line-gzip.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, logLevel: 'warning' });
+const root = fileURLToPath(new URL("..", import.meta.url));
+const esbuild = createRequire(
+  createRequire(join(root, "package.json")).resolve("tsup")
+)("esbuild");
+const dir = mkdtempSync(join(tmpdir(), "line-gzip-bench-"));
+const out = join(dir, "line-gzip.mjs");
+await esbuild.build({
+  entryPoints: [join(root, "src/line-gzip.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile: out,
+  logLevel: "warning",
+});
 const { gzipLines } = await import(out);
 rmSync(dir, { recursive: true, force: true });
 
@@ -33,8 +43,13 @@ function rng(seed) {
     return s / 2 ** 32;
   };
 }
-const HH = 'f9ff883caaf21863';
-const FH = Array.from({ length: 64 }, (_, k) => (0x457466652c169c22n + BigInt(k) * 0x9e3779b97f4a7c15n).toString(16).slice(-16).padStart(16, '0'));
+const HH = "f9ff883caaf21863";
+const FH = Array.from({ length: 64 }, (_, k) =>
+  (0x457466652c169c22n + BigInt(k) * 0x9e3779b97f4a7c15n)
+    .toString(16)
+    .slice(-16)
+    .padStart(16, "0")
+);
 
 function* posix() {
   const r = rng(1);
@@ -43,7 +58,11 @@ function* posix() {
   for (let i = 0; i < LINES; i++) {
     const dur = 2 + Math.floor(r() * r() * 60);
     ts += dur + 1 + Math.floor(r() * 8);
-    yield `{"id":${i + 1},"name":"read","cat":"POSIX","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":1,"p_idx":-1,"fhash":"${FH[Math.floor(i / perFile)]}","count":4096,"offset":${(i % perFile) * 4096},"ret":4096}}\n`;
+    yield `{"id":${
+      i + 1
+    },"name":"read","cat":"POSIX","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":1,"p_idx":-1,"fhash":"${
+      FH[Math.floor(i / perFile)]
+    }","count":4096,"offset":${(i % perFile) * 4096},"ret":4096}}\n`;
   }
 }
 function* fn() {
@@ -52,21 +71,25 @@ function* fn() {
   for (let i = 0; i < LINES; i++) {
     const dur = Math.floor(r() * r() * 200);
     ts += dur + 1 + Math.floor(r() * 4);
-    yield `{"id":${i + 1},"name":"${['load', 'step', 'save'][i % 3]}","cat":"app","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":${1 + (i % 3 === 1)},"p_idx":${i % 3 === 1 ? i - 1 : -1}}}\n`;
+    yield `{"id":${i + 1},"name":"${
+      ["load", "step", "save"][i % 3]
+    }","cat":"app","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":${
+      1 + (i % 3 === 1)
+    },"p_idx":${i % 3 === 1 ? i - 1 : -1}}}\n`;
   }
 }
 
 /** Batches of about 1 MiB of text, and their event counts. */
 function batches(gen) {
   const list = [];
-  let text = '';
+  let text = "";
   let events = 0;
   for (const line of gen) {
     text += line;
     events++;
     if (text.length >= BATCH) {
       list.push({ text, events });
-      text = '';
+      text = "";
       events = 0;
     }
   }
@@ -75,20 +98,22 @@ function batches(gen) {
 }
 
 const encoders = {
-  'zlib level 1': (t) => gzipSync(t, { level: 1 }),
-  'zlib level 6': (t) => gzipSync(t, { level: 6 }),
+  "zlib level 1": (t) => gzipSync(t, { level: 1 }),
+  "zlib level 6": (t) => gzipSync(t, { level: 6 }),
   gzipLines: (t) => gzipLines(t),
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 for (const [name, gen] of [
-  ['posix', posix],
-  ['fn', fn],
+  ["posix", posix],
+  ["fn", fn],
 ]) {
   const list = batches(gen());
   const events = list.reduce((a, b) => a + b.events, 0);
   // Correctness first, and a warm-up for the JIT.
-  for (const b of list.slice(0, 3)) if (gunzipSync(gzipLines(b.text)).toString() !== b.text) throw new Error('gzipLines round trip failed');
+  for (const b of list.slice(0, 3))
+    if (gunzipSync(gzipLines(b.text)).toString() !== b.text)
+      throw new Error("gzipLines round trip failed");
   const ns = Object.fromEntries(Object.keys(encoders).map((k) => [k, []]));
   const bytes = {};
   for (let run = 0; run < RUNS; run++) {
@@ -107,8 +132,18 @@ for (const [name, gen] of [
       bytes[k] = size[k] / events;
     }
   }
-  console.log(`${name}: ${events} events, ${(list.reduce((a, b) => a + b.text.length, 0) / events).toFixed(0)} bytes/line, ${list.length} batches`);
+  console.log(
+    `${name}: ${events} events, ${(
+      list.reduce((a, b) => a + b.text.length, 0) / events
+    ).toFixed(0)} bytes/line, ${list.length} batches`
+  );
   for (const k of Object.keys(encoders)) {
-    console.log(`  ${k.padEnd(13)} ${median(ns[k]).toFixed(0).padStart(6)} ns/event (runs ${ns[k].map((x) => x.toFixed(0)).join(' ')})  ${bytes[k].toFixed(2)} bytes/event`);
+    console.log(
+      `  ${k.padEnd(13)} ${median(ns[k])
+        .toFixed(0)
+        .padStart(6)} ns/event (runs ${ns[k]
+        .map((x) => x.toFixed(0))
+        .join(" ")})  ${bytes[k].toFixed(2)} bytes/event`
+    );
   }
 }

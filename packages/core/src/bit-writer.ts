@@ -12,10 +12,7 @@ export class BitWriter {
   n = 0;
   pos: number;
 
-  constructor(
-    readonly out: Uint8Array,
-    start = 0,
-  ) {
+  constructor(readonly out: Uint8Array, start = 0) {
     this.pos = start;
   }
 

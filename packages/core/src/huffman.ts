@@ -30,7 +30,8 @@ export function codeLengths(freqs: Uint32Array, maxBits: number): Uint8Array {
   const lengths = new Uint8Array(n);
   for (;;) {
     if (huffmanDepths(w, lengths) <= maxBits) return lengths;
-    for (let s = 0; s < n; s++) if (w[s]! > 0) w[s] = Math.max(1, Math.floor(w[s]! / 2));
+    for (let s = 0; s < n; s++)
+      if (w[s]! > 0) w[s] = Math.max(1, Math.floor(w[s]! / 2));
   }
 }
 
@@ -53,7 +54,8 @@ function huffmanDepths(w: Float64Array, out: Uint8Array): number {
   let inner = m;
   let next = m;
   const takeLightest = (): number => {
-    if (leaf < m && (inner >= next || weight[leaf]! <= weight[inner]!)) return leaf++;
+    if (leaf < m && (inner >= next || weight[leaf]! <= weight[inner]!))
+      return leaf++;
     return inner++;
   };
   while (next < 2 * m - 1) {

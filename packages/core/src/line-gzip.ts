@@ -17,10 +17,10 @@
  * Input that is not line-shaped (few matches) goes to zlib instead, so output size never regresses
  * far; see `gzipLines`.
  */
-import { endianness } from 'node:os';
-import { crc32, gzipSync } from 'node:zlib';
-import { BitWriter } from './bit-writer.js';
-import { canonicalCodes, codeLengths } from './huffman.js';
+import { endianness } from "node:os";
+import { crc32, gzipSync } from "node:zlib";
+import { BitWriter } from "./bit-writer.js";
+import { canonicalCodes, codeLengths } from "./huffman.js";
 
 const WINDOW = 32768;
 const MIN_MATCH = 3;
@@ -46,7 +46,11 @@ const LEN_BASE = new Uint16Array(MAX_MATCH + 1);
   let base = 3;
   for (let extra = 0; extra <= 5; extra++) {
     for (let k = 0; k < (extra === 0 ? 8 : 4); k++, sym++) {
-      for (let len = base; len < base + (1 << extra) && len < MAX_MATCH; len++) {
+      for (
+        let len = base;
+        len < base + (1 << extra) && len < MAX_MATCH;
+        len++
+      ) {
         LEN_SYM[len] = sym;
         LEN_EXTRA[len] = extra;
         LEN_BASE[len] = base;
@@ -72,7 +76,9 @@ function distSym(dist: number): number {
 }
 
 /** Order in which code-length code lengths are sent (RFC 1951 §3.2.7). */
-const CL_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+const CL_ORDER = [
+  16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
 
 /** Shape table: hash of a line's leading structure → start of the last line with that hash. */
 const SHAPE_BITS = 12;
@@ -92,7 +98,7 @@ let bytesScratch = Buffer.allocUnsafe(0);
  */
 let words: Int32Array[] = [];
 /** Word compares find the first differing byte by counting trailing zero bits: little-endian only. */
-const WORDS = endianness() === 'LE';
+const WORDS = endianness() === "LE";
 let tokens = new Uint32Array(0);
 let outScratch = new Uint8Array(0);
 const shapes = new Int32Array(1 << SHAPE_BITS);
@@ -111,17 +117,28 @@ const distFreq = new Uint32Array(30);
 export function gzipLines(text: string, fallbackLevel = 1): Buffer {
   // One byte per char when the text is ASCII (latin1 encoding is then a plain copy); UTF-8 otherwise.
   const maxBytes = text.length * 3;
-  if (bytesScratch.length < maxBytes) bytesScratch = Buffer.allocUnsafe(Math.max(maxBytes, 1 << 16));
-  const n = bytesScratch.write(text, 0, 'utf8');
+  if (bytesScratch.length < maxBytes)
+    bytesScratch = Buffer.allocUnsafe(Math.max(maxBytes, 1 << 16));
+  const n = bytesScratch.write(text, 0, "utf8");
   // A Buffer, not a plain Uint8Array: Buffer's indexOf is memchr, a TypedArray's a slow generic loop.
   const bytes = bytesScratch.subarray(0, n);
   if (WORDS) {
     const cap = (n + 8) >> 2;
     if ((words[0]?.length ?? 0) < cap) {
       const buf = new ArrayBuffer(16 * Math.max(cap, 1 << 14));
-      words = [0, 1, 2, 3].map((k) => new Int32Array(buf, 4 * k * Math.max(cap, 1 << 14), Math.max(cap, 1 << 14)));
+      words = [0, 1, 2, 3].map(
+        (k) =>
+          new Int32Array(
+            buf,
+            4 * k * Math.max(cap, 1 << 14),
+            Math.max(cap, 1 << 14)
+          )
+      );
     }
-    for (let k = 0; k < 4 && k < n; k++) new Uint8Array(words[k]!.buffer, words[k]!.byteOffset, n - k).set(bytes.subarray(k));
+    for (let k = 0; k < 4 && k < n; k++)
+      new Uint8Array(words[k]!.buffer, words[k]!.byteOffset, n - k).set(
+        bytes.subarray(k)
+      );
   }
   if (tokens.length < n + 1) tokens = new Uint32Array(Math.max(n + 1, 1 << 14));
 
@@ -329,7 +346,13 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
  * Appends the match [start, start+len) at distance `dist` to the tokens: as literals when shorter
  * than 3, else in pieces of at most 258 bytes, each at least 3. Returns the new token count.
  */
-function emitMatch(b: Uint8Array, start: number, len: number, dist: number, t: number): number {
+function emitMatch(
+  b: Uint8Array,
+  start: number,
+  len: number,
+  dist: number,
+  t: number
+): number {
   const tok = tokens;
   if (len < MIN_MATCH) {
     for (let k = 0; k < len; k++) {
@@ -356,7 +379,8 @@ function writeMember(bytes: Uint8Array, n: number, count: number): Buffer {
   // Worst case: 15 bits per literal byte, or 48 bits per match of ≥ 3 bytes: under 2 bytes per
   // input byte, plus the block header (at most ~ (19·3 + 320·7) bits) and the gzip framing.
   const bound = 2 * n + 1024;
-  if (outScratch.length < bound) outScratch = new Uint8Array(Math.max(bound, 1 << 16));
+  if (outScratch.length < bound)
+    outScratch = new Uint8Array(Math.max(bound, 1 << 16));
   const out = outScratch;
   // RFC 1952 header: magic, CM=8 (deflate), no flags, no mtime, XFL=0, OS=3 (Unix), as zlib writes.
   out.set([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3], 0);
@@ -391,7 +415,14 @@ function writeMember(bytes: Uint8Array, n: number, count: number): Buffer {
  * The block's symbols. The bit writer's state lives in locals here (this loop is most of the
  * writing time), flushing two bytes whenever 16 bits have gathered.
  */
-function writeTokens(w: BitWriter, count: number, litCode: Uint16Array, litLen: Uint8Array, distCode: Uint16Array, distLen: Uint8Array): void {
+function writeTokens(
+  w: BitWriter,
+  count: number,
+  litCode: Uint16Array,
+  litLen: Uint8Array,
+  distCode: Uint16Array,
+  distLen: Uint8Array
+): void {
   const tok = tokens;
   const out = w.out;
   let pos = w.pos;
@@ -455,7 +486,11 @@ function writeTokens(w: BitWriter, count: number, litCode: Uint16Array, litLen: 
  * distance code lengths as one sequence, run-length coded with symbols 16 (repeat the previous
  * length 3–6 times), 17 (3–10 zeros) and 18 (11–138 zeros) (RFC 1951 §3.2.7).
  */
-function writeCodeLengths(w: BitWriter, litLen: Uint8Array, distLen: Uint8Array): void {
+function writeCodeLengths(
+  w: BitWriter,
+  litLen: Uint8Array,
+  distLen: Uint8Array
+): void {
   let hlit = 286;
   while (hlit > 257 && litLen[hlit - 1] === 0) hlit--;
   let hdist = 30;
