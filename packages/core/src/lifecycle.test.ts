@@ -66,6 +66,25 @@ describe('initializeLog / finalize in a real process', () => {
     expect(t.complete.filter((e) => e.name === 'leaf')).toHaveLength(1 + 9 + 5000);
   });
 
+  it('compresses with the line-aware encoder at levels 2-6: same lines, smaller file', () => {
+    const sizes: number[] = [];
+    const texts: string[] = [];
+    for (const level of ['1', '4']) {
+      const dir = tempDir();
+      const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_COMPRESSION_LEVEL: level, EXTRA: '20000', LOG_FILE: join(dir, `lvl${level}`) });
+      expect(r.status).toBe(0);
+      const file = traceFiles(dir)[0]!;
+      const t = readTrace(file);
+      expect(traceProblems(t)).toEqual([]);
+      expect(t.complete.filter((e) => e.name === 'leaf')).toHaveLength(1 + 9 + 20000);
+      expect(spawnSync('gzip', ['-t', file]).status).toBe(0);
+      sizes.push(readFileSync(file).length);
+      texts.push(t.complete.map((e) => e.name).join());
+    }
+    expect(texts[1]).toBe(texts[0]);
+    expect(sizes[1]).toBeLessThan(sizes[0]!);
+  });
+
   it('writes plain lines without compression and no args without metadata', () => {
     const dir = tempDir();
     const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_TRACE_COMPRESSION: '0', DFTRACER_INC_METADATA: '0', LOG_FILE: join(dir, 'plain') });
