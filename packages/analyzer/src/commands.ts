@@ -152,7 +152,7 @@ Options:
 // ---- summary -------------------------------------------------------------------------------------
 
 const ENGINE_HELP = `  --threads N        DuckDB threads (default: one per core)
-  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 1GB); it spills to a
+  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 256MB); it spills to a
                      temporary directory beyond that`;
 
 const summary: Command = {

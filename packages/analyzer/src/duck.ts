@@ -16,13 +16,21 @@ import { isGzipFile } from './lines.js';
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
   threads?: number;
-  /** DuckDB memory limit, e.g. "1GB" (default 1GB); beyond it DuckDB spills to a temp directory. */
+  /** DuckDB memory limit, e.g. "1GB" (default 256MB); beyond it DuckDB spills to a temp directory. */
   memoryLimit?: string;
   /** Called with 0–100 while a long query runs. */
   onProgress?: (percent: number) => void;
 }
 
 export type Row = Record<string, unknown>;
+
+/**
+ * DuckDB's memory limit unless one is given: small, so that memory stays flat as traces grow
+ * (measured: peak RSS 567 MiB at 1 M events, 638 MiB at 10 M; with 1GB: 577 MiB and 1.6 GiB), at
+ * no measurable cost in speed here. Table data lives in a database file in a private temp
+ * directory, so DuckDB can evict it.
+ */
+export const DEFAULT_MEMORY_LIMIT = '256MB';
 
 /** Plain JS value: BIGINT and HUGEINT become numbers, lists and structs are walked. */
 function plain(v: unknown): unknown {
@@ -48,9 +56,12 @@ export class Duck {
 
   static async open(opts: DuckOptions = {}): Promise<Duck> {
     const tempDir = mkdtempSync(join(tmpdir(), 'dftracer-duck-'));
-    const instance = await DuckDBInstance.create(':memory:', {
+    // A database file in the private temp directory rather than ':memory:': its table data is
+    // buffer-managed and can be evicted to disk, which keeps memory flat as traces grow.
+    const dbPath = join(tempDir, 'traces.duckdb');
+    const instance = await DuckDBInstance.create(dbPath, {
       threads: String(Math.max(1, opts.threads ?? availableParallelism())),
-      memory_limit: opts.memoryLimit ?? '1GB',
+      memory_limit: opts.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
       temp_directory: tempDir,
       preserve_insertion_order: 'false',
       enable_external_access: 'true',
@@ -77,6 +88,20 @@ export class Duck {
   }
 
   private async withProgress<T>(f: () => Promise<T>): Promise<T> {
+    if (process.env.DFTRACER_TIMING) {
+      // DFTRACER_TIMING=1: each statement's time on stderr
+      const t0 = performance.now();
+      const stack = new Error().stack?.split('\n')[3]?.trim() ?? '';
+      try {
+        return await this.timed(f);
+      } finally {
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s] ${stack}\n`);
+      }
+    }
+    return this.timed(f);
+  }
+
+  private async timed<T>(f: () => Promise<T>): Promise<T> {
     if (!this.onProgress) return f();
     const timer = setInterval(() => {
       const p = this.conn.progress;
@@ -157,7 +182,7 @@ export async function readJsonSql(files: string[], columns: Record<string, strin
     .join(', ')}}`;
   const one = (list: string[], compression: string) =>
     `SELECT * FROM read_json([${list.map(sqlString).join(', ')}], format = 'newline_delimited', ignore_errors = true, ` +
-    `compression = '${compression}', maximum_object_size = 16777216, filename = true, columns = ${cols})`;
+    `compression = '${compression}', maximum_object_size = 1048576, filename = true, columns = ${cols})`;
   const parts: string[] = [];
   if (gz.length) parts.push(one(gz, 'gzip'));
   if (plainFiles.length) parts.push(one(plainFiles, 'uncompressed'));
@@ -204,7 +229,7 @@ export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
     },
     duck.tempDir,
   );
-  await duck.run(`CREATE OR REPLACE TEMP TABLE ev AS
+  await duck.run(`CREATE OR REPLACE TABLE ev AS
     SELECT filename AS trace, ph, id, name, cat, pid, tid, ts, dur,
       (${KIND_SQL})::UTINYINT AS kind,
       args.level AS level, args.p_idx AS p_idx, args.fhash AS fhash,
@@ -215,7 +240,7 @@ export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
       args.name AS aname, args.value AS avalue
     FROM (${src})
     WHERE ph IS NOT NULL AND name IS NOT NULL`);
-  await duck.run(`CREATE OR REPLACE TEMP TABLE fh AS
+  await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
 }
 

@@ -6,7 +6,7 @@ export { validateFiles, validateFile, ScanPool, SemanticChecker } from './valida
 export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, ProblemKind, ProblemExample } from './validate.js';
 export { summarize, formatSummary } from './summary.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary.js';
-export { Duck, loadTraces } from './duck.js';
+export { Duck, loadTraces, loadEvents, readJsonSql } from './duck.js';
 export type { DuckOptions } from './duck.js';
 export { resolveInputs } from './inputs.js';
 export { dftHash } from './hash.js';

@@ -158,10 +158,12 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const readBytes = new Array<number>(nBins).fill(0);
   const writeBytes = new Array<number>(nBins).fill(0);
   const busy = await duck.all(`WITH k AS (
+      SELECT ts - ${t0} AS s, ts + dur - ${t0} AS t, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
+      UNION ALL
       SELECT e.ts - ${t0} AS s, e.ts + e.dur - ${t0} AS t, e.kind FROM ev e
       ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM ev WHERE ph = 'X' AND p_idx >= 0) p
-        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id AND e.kind = 2
-      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind > 0
+        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id
+      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind = 2
     ), x AS (
       SELECT kind, b, least(t, (b + 1) * ${binUs}) - greatest(s, b * ${binUs}) AS busy
       FROM (SELECT kind, s, t, unnest(range(s // ${binUs}, (t - 1) // ${binUs} + 1)) AS b FROM k)

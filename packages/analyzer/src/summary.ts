@@ -110,6 +110,8 @@ export interface Summary {
   /** Every file with I/O, most bytes first. */
   files: FileStats[];
   top_events: TopEvent[];
+  /** Whether p50/p99 are exact or t-digest estimates (beyond 20 M events). */
+  percentiles: 'exact' | 'approximate';
 }
 
 export interface SummaryOptions {
@@ -119,6 +121,9 @@ export interface SummaryOptions {
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
 }
+
+/** Up to this many events, p50/p99 are exact; beyond, t-digest estimates (bounded memory). */
+export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
@@ -146,9 +151,12 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
       coalesce(sum(bytes) FILTER (WHERE op = 2 AND ph = 'X'), 0) AS bytes_written
     FROM ev`);
 
+  // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
+  const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
+  const q = exact ? 'quantile_cont' : 'approx_quantile';
   const byName = (
     await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
-        quantile_cont(dur, 0.5) AS p50_us, quantile_cont(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
+        ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
       FROM ev WHERE ph = 'X' GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
   ).map(
     (r): NameStats => ({
@@ -266,6 +274,7 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     by_name: byName,
     files: fileRows,
     top_events: topEvents,
+    percentiles: exact ? 'exact' : 'approximate',
   };
 }
 
@@ -276,10 +285,12 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
  */
 async function timeSplit(duck: Duck): Promise<Map<string, { io: number; comp: number; any: number }>> {
   const rows = await duck.all(`WITH k AS (
+      SELECT trace, pid, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
+      UNION ALL
       SELECT e.trace, e.pid, e.ts, e.ts + e.dur AS te, e.kind FROM ev e
       ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM ev WHERE ph = 'X' AND p_idx >= 0) p
-        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id AND e.kind = 2
-      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind > 0
+        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id
+      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind = 2
     ), s AS (
       SELECT trace, pid, kind, ts, te,
         max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,

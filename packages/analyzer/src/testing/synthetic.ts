@@ -37,7 +37,7 @@ function prng(seed: number): () => number {
 }
 
 export function writeSyntheticTrace(opts: SyntheticOptions): SyntheticResult {
-  const w = new TraceWriter({ memberBytes: 4 << 20, ...opts });
+  const w = new TraceWriter({ memberBytes: 256 * 1024, ...opts });
   const rnd = prng(opts.seed ?? 1);
   const between = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const nFiles = opts.files ?? 64;

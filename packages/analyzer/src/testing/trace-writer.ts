@@ -41,17 +41,18 @@ export interface Span {
   args?: Args;
 }
 
+const PLAIN = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** JSON-encode a string (fast path for plain ASCII without quotes, backslashes or controls). */
 function q(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(s) ? `"${s}"` : JSON.stringify(s);
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 function argsBody(args: Args): string {
   let out = '';
   for (const k in args) {
     const v = args[k];
-    out += `,${q(k)}:${typeof v === 'string' ? q(v) : JSON.stringify(v)}`;
+    out += `,${q(k)}:${typeof v === 'string' ? q(v) : typeof v === 'number' && Number.isFinite(v) ? String(v) : JSON.stringify(v)}`;
   }
   return out;
 }
@@ -196,8 +197,11 @@ export class TraceWriter {
   /** Exit a span and write it. */
   exit(span: Span, te: number, args?: Args): void {
     const st = this.stack(span.tid);
-    const i = st.lastIndexOf(span);
-    if (i >= 0) st.splice(i, 1);
+    if (st[st.length - 1] === span) st.pop();
+    else {
+      const i = st.lastIndexOf(span);
+      if (i >= 0) st.splice(i, 1);
+    }
     this.writeComplete(span, te - span.ts, args ? { ...span.args, ...args } : span.args);
   }
 

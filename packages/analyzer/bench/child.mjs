@@ -1,0 +1,39 @@
+// One measured run in a fresh process: prints {seconds, events, maxRssMiB} as JSON.
+// usage: node bench/child.mjs validate|summary|readline|duckdb FILE
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+
+const [what, file] = process.argv.slice(2);
+const t0 = performance.now();
+let events = 0;
+if (what === 'validate') {
+  const { validateFiles } = await import('../dist/index.js');
+  const r = await validateFiles([file]);
+  const problems = r.files[0].problems;
+  if (problems.length) throw new Error(`the bench trace should be valid: ${JSON.stringify(problems)}`);
+  events = r.events;
+} else if (what === 'summary') {
+  const { summarize } = await import('../dist/index.js');
+  events = (await summarize([file])).events;
+} else if (what === 'readline') {
+  // the reference point of the issue: a Node readline + JSON.parse stream
+  const rl = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (line.length < 2) continue;
+    if (JSON.parse(line).ph === 'X') events++;
+  }
+} else if (what === 'duckdb') {
+  // DuckDB's JSON scan alone: the ceiling for anything built on it
+  const { Duck, readJsonSql } = await import('../dist/index.js');
+  const duck = await Duck.open();
+  try {
+    const src = await readJsonSql([file], { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR' }, duck.tempDir);
+    const [r] = await duck.all(`SELECT count(*) FILTER (WHERE ph = 'X') AS n, sum(dur) AS d FROM (${src})`);
+    events = Number(r.n);
+  } finally {
+    duck.close();
+  }
+} else throw new Error(`unknown measurement ${what}`);
+const seconds = (performance.now() - t0) / 1000;
+process.stdout.write(`${JSON.stringify({ seconds, events, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
