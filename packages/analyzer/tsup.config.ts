@@ -17,6 +17,8 @@ export default defineConfig([
     entry: {
       cli: 'src/cli.ts',
       'validate-worker': 'src/validate-worker.ts',
+      // validate without loading DuckDB: \`@dftracer/analyzer/validate\`
+      validate: 'src/validate.ts',
       testing: 'src/testing/index.ts',
     },
     format: ['esm'],

@@ -8,7 +8,7 @@ const [what, file] = process.argv.slice(2);
 const t0 = performance.now();
 let events = 0;
 if (what === 'validate') {
-  const { validateFiles } = await import('../dist/index.js');
+  const { validateFiles } = await import('../dist/validate.js');
   const r = await validateFiles([file]);
   const problems = r.files[0].problems;
   if (problems.length) throw new Error(`the bench trace should be valid: ${JSON.stringify(problems)}`);

@@ -69,7 +69,8 @@ Exit status: 0 when every file is valid, 1 when any problem is found, 2 for usag
 
 Options:
   --max-problems N   problem lines to print (default 20; the count of each kind is always shown)
-  --threads N        worker threads that scan in parallel (default: one per core; 0: none)
+  --threads N        worker threads that scan in parallel (default: none on 1–2 cores, where
+                     decompression and checking already use both; else one per extra core)
   --json             print the full report as JSON
   -q, --quiet        print only the verdict line
   -h, --help         this help`,

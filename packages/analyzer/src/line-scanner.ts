@@ -201,7 +201,7 @@ export class LineScanner {
    * Scan a chunk of whole lines (`buf` ends with `\n`). `first`: the chunk starts a file (line 1
    * must be `[`).
    */
-  scanChunk(buf: Uint8Array, first: boolean): ChunkResult {
+  scanChunk(buf: Uint8Array, first: boolean, opts: { copyRecords?: boolean } = {}): ChunkResult {
     if (first) this.resetFile();
     this.groups = new Map();
     this.n = 0;
@@ -239,7 +239,8 @@ export class LineScanner {
     }
     return {
       lines: lineNo,
-      records: this.records.slice(0, this.n * R),
+      // a view when the caller reads the records before the next scan (same thread), else a copy
+      records: opts.copyRecords === false ? this.records.subarray(0, this.n * R) : this.records.slice(0, this.n * R),
       n: this.n,
       metadata: this.metadata,
       defs: this.defs,
@@ -323,10 +324,19 @@ export class LineScanner {
       return p + 1;
     }
     let v = 0;
-    do {
+    // four digits at a time while they last (timestamps have 16)
+    const dv = this.dv;
+    while (p + 4 <= this.len) {
+      const w = dv.getUint32(p, true);
+      if ((w & 0xf0f0f0f0) !== 0x30303030 || ((w + 0x06060606) & 0xf0f0f0f0) !== 0x30303030) break;
+      v = v * 10000 + (w & 0xf) * 1000 + ((w >>> 8) & 0xf) * 100 + ((w >>> 16) & 0xf) * 10 + ((w >>> 24) & 0xf);
+      p += 4;
+    }
+    c = buf[p]!;
+    while (c >= 48 && c <= 57) {
       v = v * 10 + (c - 48);
       c = buf[++p]!;
-    } while (c >= 48 && c <= 57);
+    }
     if (c === C.DOT || c === 101 || c === 69) return -1; // not an integer
     this.v = v;
     return p;

@@ -5,5 +5,6 @@ import { LineScanner } from './line-scanner.js';
 const scanner = new LineScanner((workerData as { maxExamples?: number } | null)?.maxExamples ?? 3);
 parentPort!.on('message', (msg: { buf: Uint8Array; first: boolean }) => {
   const r = scanner.scanChunk(msg.buf, msg.first);
-  parentPort!.postMessage(r, [r.records.buffer as ArrayBuffer]);
+  // the chunk's memory goes back too, for the reader to reuse
+  parentPort!.postMessage({ r, buf: msg.buf.buffer }, [r.records.buffer as ArrayBuffer, msg.buf.buffer as ArrayBuffer]);
 });

@@ -48,7 +48,7 @@ export interface FileValidation {
 export interface ValidateOptions {
   /** Occurrences kept per problem kind and file (default 3). */
   examplesPerKind?: number;
-  /** Worker threads for scanning (default: one per core; 0 scans on the main thread). */
+  /** Worker threads for scanning (default `defaultThreads()`; 0 scans on the main thread). */
   threads?: number;
   /** Called with on-disk bytes read so far, per file. */
   onProgress?: (file: string, bytesIn: number) => void;
@@ -129,6 +129,9 @@ export class SemanticChecker {
   private readonly cacheLevel = new Float64Array(1 << CACHE_BITS);
   private readonly cacheLine = new Float64Array(1 << CACHE_BITS);
   private readonly pending = new Map<number, Pending>();
+  private maxPendingId = -1;
+  private lastPendingId = -1;
+  private lastPending: Pending | undefined = undefined;
 
   private readonly defined: Array<Set<string>> = [new Set(), new Set(), new Set()];
   private readonly refs: Array<Map<string, number>> = [new Map(), new Map(), new Map()];
@@ -136,6 +139,8 @@ export class SemanticChecker {
   private readonly tracks = new Map<number, Map<number, Track>>();
   private lastTrack: Track | null = null;
   private readonly procs = new Map<number, ProcState>();
+  private lastProc: ProcState | null = null;
+  private lastPid = -1;
 
   constructor(file: string, opts: { examplesPerKind?: number } = {}) {
     this.file = file;
@@ -191,8 +196,13 @@ export class SemanticChecker {
     if (this.seenId(id)) this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
 
     // lifecycle, per process
-    let proc = this.procs.get(pid);
-    if (!proc) this.procs.set(pid, (proc = { events: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+    let proc = this.lastProc;
+    if (proc === null || this.lastPid !== pid) {
+      proc = this.procs.get(pid) ?? null;
+      if (!proc) this.procs.set(pid, (proc = { events: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+      this.lastProc = proc;
+      this.lastPid = pid;
+    }
     const isStart = flags === 1;
     const isEnd = flags === 2;
     if (proc.endLine > 0 && !proc.afterEndReported) {
@@ -213,11 +223,13 @@ export class SemanticChecker {
         this.problem('num-events', lineNo, () => `end.num_events is ${n} but ${have} complete events precede it${this.procs.size > 1 ? ` for pid ${pid}` : ''}`);
     } else proc.events++;
 
-    // nesting: parents are usually written after their children
-    if (this.pending.size > 0) {
+    // nesting: parents are usually written after their children. Pending parents have smaller
+    // ids than the children that wait for them, so most events need no lookup at all.
+    if (this.pending.size > 0 && id <= this.maxPendingId) {
       const pend = this.pending.get(id);
       if (pend !== undefined) {
         this.pending.delete(id);
+        if (this.lastPendingId === id) this.lastPendingId = -1;
         if (pend.minTs < ts || pend.maxEnd > te) {
           this.problem('nesting', pend.line, () => `event ${pend.childId} is not within its parent ${id} [${ts}, ${te}] (line ${lineNo})`);
         }
@@ -236,9 +248,17 @@ export class SemanticChecker {
         if (ts < pts || te > pte) this.problem('nesting', lineNo, () => `event ${id} is not within its parent ${pIdx} [${pts}, ${pte}] (line ${pline})`);
         if (level >= 0 && pl >= 0 && level !== pl + 1) this.problem('level', lineNo, () => `level ${level} under parent ${pIdx} of level ${pl}; expected ${pl + 1}`);
       } else {
-        const q = this.pending.get(pIdx);
-        if (q === undefined) this.pending.set(pIdx, { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, levelMismatch: false });
-        else {
+        // siblings come in a row: remember the last pending parent
+        const q = this.lastPendingId === pIdx ? this.lastPending : this.pending.get(pIdx);
+        if (q === undefined) {
+          const p: Pending = { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, levelMismatch: false };
+          this.pending.set(pIdx, p);
+          this.lastPending = p;
+          this.lastPendingId = pIdx;
+          if (pIdx > this.maxPendingId) this.maxPendingId = pIdx;
+        } else {
+          this.lastPending = q;
+          this.lastPendingId = pIdx;
           if (ts < q.minTs) q.minTs = ts;
           if (te > q.maxEnd) {
             q.maxEnd = te;
@@ -438,6 +458,8 @@ export class ScanPool {
   private readonly queues: ScanJob[][] = [];
   private next = 0;
   private readonly local: LineScanner | null;
+  /** Chunk buffers back from the workers, for `buffer()` to reuse (less garbage to collect). */
+  private readonly free: ArrayBuffer[] = [];
   private readonly maxExamples: number;
 
   constructor(threads: number, maxExamples = 3) {
@@ -447,8 +469,9 @@ export class ScanPool {
       for (let i = 0; i < threads; i++) {
         const w = new Worker(script, { workerData: { maxExamples } });
         const q: ScanJob[] = [];
-        w.on('message', (r: ChunkResult) => {
-          q.shift()?.resolve(r);
+        w.on('message', (m: { r: ChunkResult; buf: ArrayBuffer }) => {
+          if (m.buf.byteLength > 0 && this.free.length < 16) this.free.push(m.buf);
+          q.shift()?.resolve(m.r);
           if (q.length === 0) w.unref(); // idle workers must not keep the process alive
         });
         w.on('error', (e) => {
@@ -466,9 +489,21 @@ export class ScanPool {
     return this.workers.length;
   }
 
-  /** Chunks a caller may have in flight before awaiting the oldest. */
+  /** A buffer of `n` bytes to fill and hand to `scan()`: reused memory when there is some. */
+  buffer(n: number): Uint8Array {
+    for (let i = this.free.length - 1; i >= 0; i--) {
+      const ab = this.free[i]!;
+      if (ab.byteLength >= n) {
+        this.free.splice(i, 1);
+        return new Uint8Array(ab, 0, n);
+      }
+    }
+    return new Uint8Array(new ArrayBuffer(Math.max(n, CHUNK_ALLOC)), 0, n);
+  }
+
+  /** Chunks a caller may have in flight before awaiting the oldest (1 without workers: records are views). */
   get depth(): number {
-    return Math.max(1, this.workers.length * 2);
+    return this.local ? 1 : this.workers.length * 2;
   }
 
   /**
@@ -477,7 +512,12 @@ export class ScanPool {
    * rotation and every chunk of a file goes through `scan()` in order.
    */
   scan(buf: Uint8Array, first: boolean): Promise<ChunkResult> {
-    if (this.local) return Promise.resolve(this.local.scanChunk(buf, first));
+    if (this.local) {
+      // scanned right here: the records are read before the next scan, the buffer is free again
+      const r = this.local.scanChunk(buf, first, { copyRecords: false });
+      if (buf.byteOffset === 0 && this.free.length < 4) this.free.push(buf.buffer as ArrayBuffer);
+      return Promise.resolve(r);
+    }
     // every worker must learn that a new file starts: tell them all with an empty chunk
     if (first) {
       for (let i = 0; i < this.workers.length; i++) {
@@ -528,11 +568,11 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
     // cut at the last newline; the tail waits for the next chunk
     const last = chunk.lastIndexOf(10);
     if (last < 0) {
-      carry = concat(carry, chunk, 0, chunk.length);
+      carry = concat(null, carry, chunk, 0, chunk.length);
       continue;
     }
-    submit(concat(carry, chunk, 0, last + 1));
-    carry = last + 1 < chunk.length ? concat(null, chunk, last + 1, chunk.length) : null;
+    submit(concat(pool, carry, chunk, 0, last + 1));
+    carry = last + 1 < chunk.length ? concat(null, null, chunk, last + 1, chunk.length) : null;
     while (inflight.length >= pool.depth) {
       checker.consume(await inflight.shift()!);
       if (checker.notTrace) break;
@@ -543,7 +583,7 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
   if (!checker.notTrace && carry && carry.length > 0 && !reader.outcome.gzipError) {
     // an unterminated last line is checked too (and reported as cut short)
     unterminated = true;
-    submit(concat(carry, new Uint8Array([10]), 0, 1));
+    submit(concat(null, carry, new Uint8Array([10]), 0, 1));
   }
   while (inflight.length > 0) {
     const r = await inflight.shift()!;
@@ -553,13 +593,26 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
   return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });
 }
 
-/** `a` followed by `b[s, e)`, in a fresh buffer (transferable to a worker). */
-function concat(a: Uint8Array | null, b: Uint8Array, s: number, e: number): Uint8Array {
+/** Size of chunk buffers: a decompressed chunk (1 MiB) plus room for a carried partial line. */
+const CHUNK_ALLOC = (1 << 20) + (64 << 10);
+
+/** `a` followed by `b[s, e)`, in a buffer of its own (transferable to a worker). */
+function concat(pool: ScanPool | null, a: Uint8Array | null, b: Uint8Array, s: number, e: number): Uint8Array {
   const al = a ? a.length : 0;
-  const out = new Uint8Array(new ArrayBuffer(al + (e - s)));
+  const n = al + (e - s);
+  const out = pool ? pool.buffer(n) : new Uint8Array(new ArrayBuffer(n));
   if (a) out.set(a, 0);
   out.set(b.subarray(s, e), al);
   return out;
+}
+
+/**
+ * Scanning workers by default: none on one or two cores, where decompression and the main thread
+ * already keep both busy (measured: workers made it slower there), else one per remaining core.
+ */
+export function defaultThreads(): number {
+  const cores = availableParallelism();
+  return cores <= 2 ? 0 : Math.min(cores - 1, 8);
 }
 
 export interface ValidationReport {
@@ -573,7 +626,7 @@ export interface ValidationReport {
 /** Validate files one after another, scanning each in parallel chunks. */
 export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidationReport> {
   const t0 = performance.now();
-  const threads = opts.threads ?? Math.min(availableParallelism(), 8);
+  const threads = opts.threads ?? defaultThreads();
   const pool = new ScanPool(threads, opts.examplesPerKind ?? 3);
   const results: FileValidation[] = [];
   try {
