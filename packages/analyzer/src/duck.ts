@@ -67,6 +67,8 @@ export class Duck {
       enable_external_access: 'true',
     });
     const conn = await instance.connect();
+    // DuckDB tracks query progress only with its progress bar on; it must not print it itself
+    if (opts.onProgress) await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
     return new Duck(instance, conn, tempDir, opts.onProgress);
   }
 

@@ -40,6 +40,13 @@ export class Progress {
     const cols = Math.max(40, (this.stream.columns ?? 80) - 1);
     const frac = this.total > 0 ? Math.min(1, done / this.total) : 0;
     const elapsed = (now - this.t0) / 1000;
+    if (this.unit === 'percent' && done <= 0) {
+      // no estimate (DuckDB gives none for gzip input): a spinner and the time
+      const spin = '|/-\\'[Math.floor(elapsed * 5) % 4];
+      this.stream.write(`\r${`${this.label} ${spin} ${elapsed.toFixed(0)}s ${note}`.trimEnd().slice(0, cols)}\x1b[K`);
+      this.drawn = true;
+      return;
+    }
     const amount =
       this.unit === 'bytes' ? `${fmtBytes(done)}${this.total ? ` / ${fmtBytes(this.total)}` : ''} ${fmtBytes(done / Math.max(elapsed, 0.001))}/s` : `${Math.round(frac * 100)}%`;
     const text = ` ${amount} ${elapsed.toFixed(0)}s ${note}`.trimEnd();

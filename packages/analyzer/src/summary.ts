@@ -14,7 +14,7 @@
  * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
  */
 import { basename } from 'node:path';
-import { Duck, loadTraces, type Row } from './duck.js';
+import { Duck, loadTraces } from './duck.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
 export interface NameStats {

@@ -460,10 +460,8 @@ export class ScanPool {
   private readonly local: LineScanner | null;
   /** Chunk buffers back from the workers, for `buffer()` to reuse (less garbage to collect). */
   private readonly free: ArrayBuffer[] = [];
-  private readonly maxExamples: number;
 
   constructor(threads: number, maxExamples = 3) {
-    this.maxExamples = maxExamples;
     const script = workerScript();
     if (threads > 0 && script) {
       for (let i = 0; i < threads; i++) {
@@ -507,9 +505,8 @@ export class ScanPool {
   }
 
   /**
-   * Scan `buf` (whole lines, ending with `\n`; its memory is handed over). Chunks of one file
-   * must go to the same worker when they depend on per-file caches, so `first` restarts the
-   * rotation and every chunk of a file goes through `scan()` in order.
+   * Scan `buf` (whole lines, ending with `\n`; its memory is handed over). `first`: it starts a
+   * file, so every worker forgets the previous file's hashes first. Results resolve in order.
    */
   scan(buf: Uint8Array, first: boolean): Promise<ChunkResult> {
     if (this.local) {
