@@ -167,8 +167,9 @@ once, per process and in total; the top files and the longest events.
 
 I/O is cat POSIX/STDIO (and io names under data/checkpoint/other); the tracer's own "dftracer"
 events are neither; everything else is compute. I/O and compute times are unions of intervals
-over all threads of a process; compute counts leaf events only, so a span that merely encloses
-I/O is not "compute during I/O". Bytes are the ret of read/write calls.
+over all threads of a process; compute is the self time of compute events (outside their
+children), so a span that encloses I/O computes only outside the calls it waits for. Bytes are
+the ret of read/write calls.
 
 Options:
   --json             print every figure as JSON (all names and files)

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Duck, loadTraces, type DuckOptions } from './duck.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
-import { summarizeLoaded, type Summary } from './summary.js';
+import { COMPUTE_SEGMENTS_SQL, summarizeLoaded, type Summary } from './summary.js';
 
 export interface ReportOptions extends DuckOptions {
   /** Slices drawn on the timeline (default 100,000). */
@@ -151,7 +151,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     tracks.push({ pid, tid, label, row: nextRow++, rows: 1, slices: 0 });
   }
 
-  // over time: busy time of I/O and leaf compute per bin (events cut at bin edges), bytes per bin
+  // over time: busy time of I/O and compute (self time) per bin, events cut at bin edges; bytes per bin
   const binUs = Math.max(1, Math.ceil(wall / nBins));
   const io = new Array<number>(nBins).fill(0);
   const compute = new Array<number>(nBins).fill(0);
@@ -160,10 +160,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const busy = await duck.all(`WITH k AS (
       SELECT ts - ${t0} AS s, ts + dur - ${t0} AS t, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
-      SELECT e.ts - ${t0} AS s, e.ts + e.dur - ${t0} AS t, e.kind FROM ev e
-      ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM ev WHERE ph = 'X' AND p_idx >= 0) p
-        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id
-      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind = 2
+      SELECT ts - ${t0} AS s, te - ${t0} AS t, 2 AS kind FROM (${COMPUTE_SEGMENTS_SQL})
     ), x AS (
       SELECT kind, b, least(t, (b + 1) * ${binUs}) - greatest(s, b * ${binUs}) AS busy
       FROM (SELECT kind, s, t, unnest(range(s // ${binUs}, (t - 1) // ${binUs} + 1)) AS b FROM k)
@@ -229,7 +226,7 @@ export function renderReport(data: ReportData): string {
 <body>
 <header><h1>${escapeHtml(data.title)}</h1><p id="overview"></p></header>
 <section><h2>Timeline</h2><p class="note" id="timeline-note"></p><div id="timeline" class="chart"></div></section>
-<section><h2>I/O and compute over time</h2><p class="note">Average busy threads per time bin (I/O: POSIX/STDIO calls; compute: leaf non-I/O events), and read/write bandwidth.</p><div id="overtime" class="chart short"></div></section>
+<section><h2>I/O and compute over time</h2><p class="note">Average busy threads per time bin (I/O: POSIX/STDIO calls; compute: self time of non-I/O events, outside their children), and read/write bandwidth.</p><div id="overtime" class="chart short"></div></section>
 <section><h2>Bytes by file</h2><div id="files-chart" class="chart short"></div></section>
 <section><h2>Processes</h2><div id="processes"></div></section>
 <section><h2>Time by name</h2><div id="names"></div></section>

@@ -7,9 +7,9 @@
  * - I/O events: cat POSIX or STDIO (and `io` names under data/checkpoint/other); `dftracer`
  *   events are the tracer's own and count as neither; everything else is compute.
  * - I/O time of a process: the length of the union of its I/O intervals, over all its threads.
- * - Compute time: the union of its *leaf* compute intervals (events that are no event's parent),
- *   so a compute span that merely encloses I/O (a data-loading step, an epoch) is not counted as
- *   computing while its I/O runs.
+ * - Compute time: the union of the *self time* of its compute events — each one's interval minus
+ *   its children's (by p_idx, on any thread or lane) — so a span that encloses I/O (a data-loading
+ *   step, an epoch) counts as computing only outside the calls it waits for.
  * - Overlap: time when both happen at once (e.g. prefetch I/O on a lane during a training step).
  * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
  */
@@ -56,7 +56,7 @@ export interface FileStats {
 export interface TimeSplit {
   /** Union of I/O intervals. */
   io_us: number;
-  /** Union of leaf compute intervals. */
+  /** Union of the self time of compute events (outside their children). */
   compute_us: number;
   /** I/O and compute at the same time. */
   overlap_us: number;
@@ -279,18 +279,44 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
 }
 
 /**
- * Union lengths per process: I/O, leaf compute, and either; overlap = io + compute − either.
- * One window pass over the process's I/O and leaf-compute events sorted by start: an event adds
- * what reaches past the latest end seen before it (per kind, and for both kinds together).
+ * SQL for the intervals in which each process computes: the *self time* of compute events, i.e.
+ * each compute event's interval minus the union of its children's intervals (children found by
+ * p_idx, on any thread or lane), clipped to the parent. Rows: trace, pid, ts, te.
+ */
+export const COMPUTE_SEGMENTS_SQL = `WITH x AS (
+    SELECT trace, pid, id, p_idx, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X'
+  ), par AS (
+    SELECT trace, pid, id, ts, te FROM x WHERE kind = 2 AND te > ts
+  ), ch AS (
+    SELECT c.trace, c.pid, c.p_idx AS parent, p.ts AS pts, p.te AS pte, greatest(c.ts, p.ts) AS cs, least(c.te, p.te) AS ce
+    FROM x c JOIN par p ON p.trace = c.trace AND p.pid = c.pid AND p.id = c.p_idx
+    WHERE c.p_idx >= 0
+  ), g AS (
+    SELECT *, max(ce) OVER (PARTITION BY trace, pid, parent ORDER BY cs, ce ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+    FROM ch
+  ), seg AS (
+    -- before each child: from the parent's start, or from the furthest end of the children before it
+    SELECT trace, pid, greatest(prev, pts) AS ts, cs AS te FROM g
+    UNION ALL
+    -- after the last child
+    SELECT trace, pid, max(ce) AS ts, any_value(pte) AS te FROM ch GROUP BY trace, pid, parent
+    UNION ALL
+    -- compute events without children: all of it
+    SELECT p.trace, p.pid, p.ts, p.te FROM par p
+    ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM x WHERE p_idx >= 0) c ON c.trace = p.trace AND c.pid = p.pid AND c.id = p.id
+  )
+  SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
+
+/**
+ * Union lengths per process: I/O, compute (self time), and either; overlap = io + compute −
+ * either. One window pass over the intervals sorted by start: each adds what reaches past the
+ * latest end seen before it (per kind, and for both kinds together).
  */
 async function timeSplit(duck: Duck): Promise<Map<string, { io: number; comp: number; any: number }>> {
   const rows = await duck.all(`WITH k AS (
       SELECT trace, pid, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
-      SELECT e.trace, e.pid, e.ts, e.ts + e.dur AS te, e.kind FROM ev e
-      ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM ev WHERE ph = 'X' AND p_idx >= 0) p
-        ON p.trace = e.trace AND p.pid = e.pid AND p.id = e.id
-      WHERE e.ph = 'X' AND e.dur > 0 AND e.kind = 2
+      SELECT trace, pid, ts, te, 2 AS kind FROM (${COMPUTE_SEGMENTS_SQL})
     ), s AS (
       SELECT trace, pid, kind, ts, te,
         max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,

@@ -39,7 +39,7 @@ export interface SmallTrace {
 /**
  * A small training-step trace: dataloader fetch > item > open/read/read/close on a.bin, a leaf
  * compute `forward` [50, 150) overlapping a lane `pread` of b.bin [60, 110), a write of c.bin.
- * Known answers: I/O union 94 µs, leaf compute 100 µs, overlap 50 µs; a.bin read 4196 B,
+ * Known answers: I/O union 94 µs, compute self time 107 µs, overlap 50 µs; a.bin read 4196 B,
  * b.bin read 8192 B, c.bin written 1000 B.
  */
 export function writeSmallTrace(path: string, variant: Variant = 'clean', opts: { pid?: number; t0?: number; memberBytes?: number } = {}): SmallTrace {
