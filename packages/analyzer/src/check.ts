@@ -3,18 +3,28 @@ import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { isGzipFile, TraceReader } from './lines.js';
 
-/** The start of a file's (decompressed) content, up to `max` bytes. */
-export async function head(file: string, max = 4096): Promise<{ text: string; gzip: boolean; error?: string }> {
+/**
+ * The start of a file's (decompressed) content: up to `max` bytes, or less once it holds `lines`
+ * complete lines. Decoded as UTF-8.
+ */
+export async function head(file: string, max = 4096, lines = Infinity): Promise<{ text: string; gzip: boolean; error?: string }> {
   const gzip = await isGzipFile(file);
-  const input = createReadStream(file, { start: 0, end: gzip ? 65535 : max - 1 });
+  const input = createReadStream(file, { highWaterMark: 64 * 1024 });
   const stream = gzip ? input.pipe(createGunzip()) : input;
+  const parts: Buffer[] = [];
+  let len = 0;
+  let newlines = 0;
   let text = '';
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      text += chunk.toString('latin1');
-      if (text.length >= max) break;
+      parts.push(chunk);
+      len += chunk.length;
+      for (let i = chunk.indexOf(10); i >= 0 && newlines < lines; i = chunk.indexOf(10, i + 1)) newlines++;
+      if (len >= max || newlines >= lines) break;
     }
+    text = Buffer.concat(parts).toString('utf8');
   } catch (e) {
+    text = Buffer.concat(parts).toString('utf8');
     if (text.length === 0) return { text, gzip, error: (e as Error).message };
   } finally {
     input.destroy();

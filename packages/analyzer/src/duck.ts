@@ -6,11 +6,11 @@
  *
  * `loadTraces()` scans the inputs once into a temporary table; every command then queries that.
  */
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGunzip } from 'node:zlib';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { head } from './check.js';
 import { isGzipFile } from './lines.js';
 
 export interface DuckOptions {
@@ -138,22 +138,7 @@ export function sqlIdent(s: string): string {
 
 /** The first two lines of a trace (decompressed), or fewer. */
 async function firstLines(file: string): Promise<string[]> {
-  const input = createReadStream(file, { highWaterMark: 64 * 1024 });
-  const stream = (await isGzipFile(file)) ? input.pipe(createGunzip()) : input;
-  let text = '';
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      text += chunk.toString('utf8');
-      const nl1 = text.indexOf('\n');
-      if (nl1 >= 0 && text.indexOf('\n', nl1 + 1) >= 0) break;
-      if (text.length > 1 << 20) break;
-    }
-  } catch {
-    /* a truncated or broken file: use what was read */
-  } finally {
-    input.destroy();
-    stream.destroy();
-  }
+  const { text } = await head(file, 1 << 20, 2);
   return text.split('\n').slice(0, 2);
 }
 

@@ -11,6 +11,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { Duck, loadEvents, type DuckOptions } from './duck.js';
+import { LaneAssigner } from './lanes.js';
+
+export { LaneAssigner };
 
 export interface PerfettoResult {
   output: string;
@@ -20,30 +23,6 @@ export interface PerfettoResult {
   tracks: number;
   /** Lane threads added for overlapping slices. */
   lanes: number;
-}
-
-/** First-fit lane assignment for one track's slices, fed in (start asc, end desc) order. */
-export class LaneAssigner {
-  /** Per lane, the ends of the open slices, innermost last. */
-  private readonly lanes: number[][] = [];
-
-  /** The lane (0 = the original track) where [s, e] nests or fits after what is open. */
-  place(s: number, e: number): number {
-    for (let k = 0; k < this.lanes.length; k++) {
-      const st = this.lanes[k]!;
-      while (st.length > 0 && st[st.length - 1]! <= s) st.pop();
-      if (st.length === 0 || e <= st[st.length - 1]!) {
-        st.push(e);
-        return k;
-      }
-    }
-    this.lanes.push([e]);
-    return this.lanes.length - 1;
-  }
-
-  get count(): number {
-    return this.lanes.length;
-  }
 }
 
 function q(s: string): string {

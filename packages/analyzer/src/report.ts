@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Duck, loadTraces, type DuckOptions } from './duck.js';
+import { LaneAssigner } from './lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
 import { COMPUTE_SEGMENTS_SQL, summarizeLoaded, type Summary } from './summary.js';
 
@@ -75,6 +76,9 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     threadName.set(`${num(r.pid)}:${tid}`, String(r.aname));
   }
 
+  const label = (pid: number, tid: number) =>
+    `${procName.get(pid) ?? `pid ${pid}`} (${pid}) · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
+
   // the longest slices, in track order, with their depth and lane
   const cats: string[] = [];
   const names: string[] = [];
@@ -103,28 +107,16 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   while (i < rows.length) {
     const pid = num(rows[i]!.pid);
     const tid = num(rows[i]!.tid);
-    // one track: lanes of nesting stacks; place each slice where it nests, else on a new lane
-    const lanes: number[][] = [];
+    // one track: lanes of nesting stacks (a row per depth of each lane)
+    const lanes = new LaneAssigner();
     const laneDepth: number[] = [];
-    const placed: Array<[number, number, number]> = []; // [row index in rows, lane, depth]
+    const placed: Array<[number, number, number]> = []; // [index in rows, lane, depth]
     let j = i;
     for (; j < rows.length && num(rows[j]!.pid) === pid && num(rows[j]!.tid) === tid; j++) {
       const s = num(rows[j]!.s);
-      const e = s + num(rows[j]!.dur);
-      let lane = 0;
-      for (; lane < lanes.length; lane++) {
-        const st = lanes[lane]!;
-        while (st.length > 0 && st[st.length - 1]! <= s) st.pop();
-        if (st.length === 0 || e <= st[st.length - 1]!) break;
-      }
-      if (lane === lanes.length) {
-        lanes.push([]);
-        laneDepth.push(0);
-      }
-      const st = lanes[lane]!;
-      st.push(e);
-      laneDepth[lane] = Math.max(laneDepth[lane]!, st.length);
-      placed.push([j, lane, st.length - 1]);
+      const lane = lanes.place(s, s + num(rows[j]!.dur));
+      laneDepth[lane] = Math.max(laneDepth[lane] ?? 0, lanes.depth + 1);
+      placed.push([j, lane, lanes.depth]);
     }
     const laneRow: number[] = [];
     let acc = 0;
@@ -137,8 +129,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
       const s = num(r.s);
       slices.push(nextRow + laneRow[lane]! + depth, s, s + num(r.dur), index(cats, catIdx, String(r.cat)), index(names, nameIdx, String(r.name)), r.file == null ? -1 : index(fileNames, fileIdx, String(r.file)));
     }
-    const label = `${procName.get(pid) ?? `pid ${pid}`} (${pid}) · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
-    tracks.push({ pid, tid, label, row: nextRow, rows: Math.max(1, acc), slices: j - i });
+    tracks.push({ pid, tid, label: label(pid, tid), row: nextRow, rows: Math.max(1, acc), slices: j - i });
     nextRow += Math.max(1, acc);
     i = j;
   }
@@ -147,8 +138,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     const pid = num(r.pid);
     const tid = num(r.tid);
     if (tracks.some((t) => t.pid === pid && t.tid === tid)) continue;
-    const label = `${procName.get(pid) ?? `pid ${pid}`} (${pid}) · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
-    tracks.push({ pid, tid, label, row: nextRow++, rows: 1, slices: 0 });
+    tracks.push({ pid, tid, label: label(pid, tid), row: nextRow++, rows: 1, slices: 0 });
   }
 
   // over time: busy time of I/O and compute (self time) per bin, events cut at bin edges; bytes per bin
