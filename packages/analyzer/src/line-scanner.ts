@@ -352,14 +352,13 @@ export class LineScanner {
     return this.uint(p);
   }
 
-  /** `{"id":…,"name":"…","cat":"…","pid":…,"tid":…,"ts":…,"dur":…,"ph":"X"[,"args":{…}]}` */
-  private fastComplete(start: number, lineNo: number): number {
+  /**
+   * The fields every line shares, from the name's first character: `…","cat":"…","pid":N,"tid":N`.
+   * Returns the position after the tid.
+   */
+  private nameToTid(p: number): number {
+    if (p < 0) return -1;
     const buf = this.buf;
-    let p = this.uint(this.m(start, L_ID));
-    if (p < 0) return -1;
-    this.id = this.v;
-    p = this.m(p, L_NAME);
-    if (p < 0) return -1;
     this.nameS = p;
     p = scanStringBody(buf, p);
     if (p < 0) return -1;
@@ -374,6 +373,16 @@ export class LineScanner {
     this.pid = this.v;
     if ((p = this.uint(this.m(p, L_TID))) < 0) return -1;
     this.tid = this.v;
+    return p;
+  }
+
+  /** `{"id":…,"name":"…","cat":"…","pid":…,"tid":…,"ts":…,"dur":…,"ph":"X"[,"args":{…}]}` */
+  private fastComplete(start: number, lineNo: number): number {
+    const buf = this.buf;
+    let p = this.uint(this.m(start, L_ID));
+    if (p < 0) return -1;
+    this.id = this.v;
+    if ((p = this.nameToTid(this.m(p, L_NAME))) < 0) return -1;
     if (buf[p + 2] !== 116 /* ,"t(s) */) return this.fastMetaTail(p, lineNo); // metadata with an id (older E2)
     if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
     this.ts = this.v;
@@ -503,22 +512,8 @@ export class LineScanner {
   /** `{"name":"…","cat":"…","pid":…,"tid":…,"ph":"M","args":{…}}` (or a `"ph":"C"` counter). */
   private fastMeta(start: number, lineNo: number): number {
     const buf = this.buf;
-    let p = this.m(start, L_NAME_FIRST);
+    let p = this.nameToTid(this.m(start, L_NAME_FIRST));
     if (p < 0) return -1;
-    this.nameS = p;
-    p = scanStringBody(buf, p);
-    if (p < 0) return -1;
-    this.nameE = p;
-    p = this.m(p + 1, L_CAT);
-    if (p < 0) return -1;
-    this.catS = p;
-    p = scanStringBody(buf, p);
-    if (p < 0) return -1;
-    this.catE = p;
-    if ((p = this.uint(this.m(p + 1, L_PID))) < 0) return -1;
-    this.pid = this.v;
-    if ((p = this.uint(this.m(p, L_TID))) < 0) return -1;
-    this.tid = this.v;
     if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
       if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
       if ((p = this.m(p, L_PH_C)) < 0) return -1;
