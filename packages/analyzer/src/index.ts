@@ -9,5 +9,5 @@ export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessSt
 export { Duck, loadTraces, loadEvents, readJsonSql } from './duck.js';
 export type { DuckOptions } from './duck.js';
 export { resolveInputs } from './inputs.js';
-export { dftHash } from './hash.js';
+export { dftHash } from '@dftracer/core';
 export { UserError, UsageError } from './errors.js';

@@ -10,7 +10,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { dftHash } from '../hash.js';
+import { dftHash } from '@dftracer/core';
 
 export type ArgValue = string | number | boolean | null | ArgValue[] | { [k: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
