@@ -146,3 +146,20 @@ export function resultBytes(result: unknown, encoding: unknown): number {
   if (ArrayBuffer.isView(result)) return result.byteLength;
   return 0;
 }
+
+export type TransferKind = 'read' | 'write' | 'readv' | 'writev';
+
+/** The libc name of a transfer that gives a file position. */
+export const POSITIONED: Readonly<Record<TransferKind, string>> = { read: 'pread', write: 'pwrite', readv: 'preadv', writev: 'pwritev' };
+
+/**
+ * Fills `io` for an async transfer: `first` is where the buffer argument sits (1 after the fd of
+ * the callback API, 0 for FileHandle methods).
+ */
+export function parseAsyncTransfer(kind: TransferKind, a: IArguments, first: 0 | 1): void {
+  if (kind === 'read') {
+    if (first === 1) parseReadCallback(a);
+    else parseReadHandle(a);
+  } else if (kind === 'write') parseWrite(a[first], a[first + 1], a[first + 2], a[first + 3], true);
+  else parseVector(a[first], a[first + 1]);
+}

@@ -1,7 +1,7 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
 import { dirname, resolve } from 'node:path';
 import type { Args, Span } from '../types.js';
-import { io, parseReadCallback, parseVector, parseWrite } from './args.js';
+import { POSITIONED, io, parseAsyncTransfer } from './args.js';
 import { dress, type AnyFn } from './identity.js';
 import { toAbsolutePath } from './paths.js';
 import { opArgs, target, type OpSpec } from './specs.js';
@@ -93,7 +93,7 @@ function endOnThrow(st: FsState, span: Span, orig: AnyFn, self: unknown, args: I
 
 /** fs.read / fs.write / fs.readv / fs.writev. */
 export function dataCallback(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 'readv' | 'writev'): AnyFn {
-  const positioned = kind === 'read' ? 'pread' : kind === 'write' ? 'pwrite' : kind === 'readv' ? 'preadv' : 'pwritev';
+  const positioned = POSITIONED[kind];
   return dress(function (this: unknown, fd: number) {
     const cb = arguments[arguments.length - 1] as unknown;
     const e = st.quiet === 0 && typeof cb === 'function' ? st.fds.get(fd) : undefined;
@@ -101,9 +101,7 @@ export function dataCallback(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 
     let count: number;
     let pos: number;
     try {
-      if (kind === 'read') parseReadCallback(arguments);
-      else if (kind === 'write') parseWrite(arguments[1], arguments[2], arguments[3], arguments[4], true);
-      else parseVector(arguments[1], arguments[2]);
+      parseAsyncTransfer(kind, arguments, 1);
       count = io.count;
       pos = io.pos;
     } catch (err) {

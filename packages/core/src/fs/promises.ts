@@ -1,6 +1,6 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
 import type { Args, Span } from '../types.js';
-import { io, parseReadHandle, parseVector, parseWrite } from './args.js';
+import { POSITIONED, io, parseAsyncTransfer } from './args.js';
 import { dress, promiseShaped, type AnyFn } from './identity.js';
 import { opArgs, target, type OpSpec } from './specs.js';
 import type { FdEntry, FsState } from './state.js';
@@ -168,7 +168,7 @@ async function settle(st: FsState, p: Promise<unknown>, span: Span, spec: OpSpec
 
 /** FileHandle#read/write/readv/writev: read or pread etc. with count, offset, ret. */
 export function handleData(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 'readv' | 'writev'): AnyFn {
-  const positioned = kind === 'read' ? 'pread' : kind === 'write' ? 'pwrite' : kind === 'readv' ? 'preadv' : 'pwritev';
+  const positioned = POSITIONED[kind];
   const m = {
     [kind](this: object): unknown {
       const e = st.quiet === 0 ? st.handles.get(this) : undefined;
@@ -176,9 +176,7 @@ export function handleData(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 'r
       let count: number;
       let pos: number;
       try {
-        if (kind === 'read') parseReadHandle(arguments);
-        else if (kind === 'write') parseWrite(arguments[0], arguments[1], arguments[2], arguments[3], true);
-        else parseVector(arguments[0], arguments[1]);
+        parseAsyncTransfer(kind, arguments, 0);
         count = io.count;
         pos = io.pos;
       } catch (err) {

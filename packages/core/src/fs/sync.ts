@@ -1,7 +1,7 @@
 /* eslint-disable prefer-rest-params -- `arguments` forwards the exact argument count (Node's
    readSync and read branch on arguments.length) without allocating, which rest params do not. */
 import type { Args } from '../types.js';
-import { io, parseReadSync, parseVector, parseWrite } from './args.js';
+import { POSITIONED, io, parseReadSync, parseVector, parseWrite } from './args.js';
 import { dress, type AnyFn } from './identity.js';
 import { createsFile, fileMode, openFlags } from './paths.js';
 import { opArgs, target, type OpSpec } from './specs.js';
@@ -109,16 +109,16 @@ function transferSync(st: FsState, orig: AnyFn, name: string, positioned: string
 }
 
 export function readSync(st: FsState, orig: AnyFn): AnyFn {
-  return transferSync(st, orig, 'read', 'pread', (a) => parseReadSync(a[1], a[2], a[3], a[4], a.length));
+  return transferSync(st, orig, 'read', POSITIONED.read, (a) => parseReadSync(a[1], a[2], a[3], a[4], a.length));
 }
 
 export function writeSync(st: FsState, orig: AnyFn): AnyFn {
-  return transferSync(st, orig, 'write', 'pwrite', (a) => parseWrite(a[1], a[2], a[3], a[4], false));
+  return transferSync(st, orig, 'write', POSITIONED.write, (a) => parseWrite(a[1], a[2], a[3], a[4], false));
 }
 
 /** readvSync / writevSync: readv/preadv, writev/pwritev. */
 export function vectorSync(st: FsState, orig: AnyFn, name: 'readv' | 'writev'): AnyFn {
-  return transferSync(st, orig, name, name === 'readv' ? 'preadv' : 'pwritev', (a) => parseVector(a[1], a[2]));
+  return transferSync(st, orig, name, POSITIONED[name], (a) => parseVector(a[1], a[2]));
 }
 
 /**
