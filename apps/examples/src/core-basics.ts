@@ -20,7 +20,8 @@ class Trainer {
 }
 
 const trainer = new Trainer();
-for (const [i, batch] of d.iter([[1, 2], [3, 4], [5, 6]], { name: 'batches' })) trainer.step(batch, 1, i);
+let step = 0;
+for (const batch of d.iter([[1, 2], [3, 4], [5, 6]], { name: 'batches' })) trainer.step(batch, 1, ++step);
 {
   using _r = d.start({ phase: 'eval' });
   square(7);
