@@ -165,12 +165,12 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   if (!config.enable) return DISABLED_LOGGER;
 
   // Writing failed for the whole process (disk full...): a new thread does not start another file.
-  if (inherited !== undefined && Atomics.load(new Int32Array(inherited.shared.sab, 0, 4), 2) !== 0) return DISABLED_LOGGER;
+  if (inherited !== undefined && TraceFile.failedFor(inherited.shared)) return DISABLED_LOGGER;
   const pid = process.pid;
   const hostname = inherited?.hostname ?? osHostname();
   let tracer: ThreadTracer;
   try {
-    if (inherited !== undefined && isWorkerOfLiveFile(inherited)) {
+    if (inherited !== undefined && TraceFile.joinable(inherited.shared)) {
       state.ownsFile = false;
       const file = TraceFile.join(inherited.shared);
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
@@ -205,10 +205,6 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     exportToChildren(config);
   }
   return loggerFor(tracer);
-}
-
-function isWorkerOfLiveFile(inherited: SharedInit): boolean {
-  return Atomics.load(new Int32Array(inherited.shared.sab, 0, 2), 1) === 0;
 }
 
 function writeHeader(t: ThreadTracer, hostname: string): void {

@@ -103,6 +103,17 @@ export class TraceFile {
     return new TraceFile({ path, fd, compression, level, sab, dev: st.dev, ino: st.ino }, true);
   }
 
+  /** Whether writing the file has failed for the whole process. */
+  static failedFor(shared: SharedFile): boolean {
+    return Atomics.load(new Int32Array(shared.sab, 0, 4), FAILED) !== 0;
+  }
+
+  /** Whether a thread may still join the file: neither closed (nor sealed) nor failed. */
+  static joinable(shared: SharedFile): boolean {
+    const i32 = new Int32Array(shared.sab, 0, 4);
+    return Atomics.load(i32, CLOSED) === 0 && Atomics.load(i32, FAILED) === 0;
+  }
+
   /** The same file, seen from another thread of the process. */
   static join(shared: SharedFile): TraceFile {
     return new TraceFile(shared, false);
