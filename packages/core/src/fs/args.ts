@@ -154,12 +154,19 @@ export const POSITIONED: Readonly<Record<TransferKind, string>> = { read: 'pread
 
 /**
  * Fills `io` for an async transfer: `first` is where the buffer argument sits (1 after the fd of
- * the callback API, 0 for FileHandle methods).
+ * the callback API, 0 for FileHandle methods). False when the arguments cannot be read.
  */
-export function parseAsyncTransfer(kind: TransferKind, a: IArguments, first: 0 | 1): void {
-  if (kind === 'read') {
-    if (first === 1) parseReadCallback(a);
-    else parseReadHandle(a);
-  } else if (kind === 'write') parseWrite(a[first], a[first + 1], a[first + 2], a[first + 3], true);
-  else parseVector(a[first], a[first + 1]);
+export function parseAsyncTransfer(kind: TransferKind, a: IArguments, first: 0 | 1, st: { fail(e: unknown): void }): boolean {
+  try {
+    if (kind === 'read') {
+      if (first === 1) parseReadCallback(a);
+      else parseReadHandle(a);
+    } else if (kind === 'write') parseWrite(a[first], a[first + 1], a[first + 2], a[first + 3], true);
+    else parseVector(a[first], a[first + 1]);
+    return true;
+  } catch (e) {
+    // Arguments the tracer cannot read: reported once, and the call goes on untraced.
+    st.fail(e);
+    return false;
+  }
 }

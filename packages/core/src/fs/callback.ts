@@ -98,16 +98,9 @@ export function dataCallback(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 
     const cb = arguments[arguments.length - 1] as unknown;
     const e = st.quiet === 0 && typeof cb === 'function' ? st.fds.get(fd) : undefined;
     if (e === undefined) return orig.apply(this, arguments as never);
-    let count: number;
-    let pos: number;
-    try {
-      parseAsyncTransfer(kind, arguments, 1);
-      count = io.count;
-      pos = io.pos;
-    } catch (err) {
-      st.fail(err);
-      return orig.apply(this, arguments as never);
-    }
+    if (!parseAsyncTransfer(kind, arguments, 1, st)) return orig.apply(this, arguments as never);
+    const count = io.count;
+    const pos = io.pos;
     const span = st.begin();
     if (span === undefined) return orig.apply(this, arguments as never);
     const fhash = e.fhash;

@@ -173,16 +173,9 @@ export function handleData(st: FsState, orig: AnyFn, kind: 'read' | 'write' | 'r
     [kind](this: object): unknown {
       const e = st.quiet === 0 ? st.handles.get(this) : undefined;
       if (e === undefined) return orig.apply(this, arguments as never);
-      let count: number;
-      let pos: number;
-      try {
-        parseAsyncTransfer(kind, arguments, 0);
-        count = io.count;
-        pos = io.pos;
-      } catch (err) {
-        st.fail(err);
-        return orig.apply(this, arguments as never);
-      }
+      if (!parseAsyncTransfer(kind, arguments, 0, st)) return orig.apply(this, arguments as never);
+      const count = io.count;
+      const pos = io.pos;
       const span = st.begin();
       if (span === undefined) return orig.apply(this, arguments as never);
       return settleData(st, orig.apply(this, arguments as never) as Promise<unknown>, span, pos < 0 ? kind : positioned, e.fhash, count, pos, kind === 'read' || kind === 'readv');
