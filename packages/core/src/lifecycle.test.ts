@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CORE_DIST, countGzipMembers, readTrace, runModule, tempDir, traceFiles, traceProblems } from './trace-reader.test-util.js';
+import { CORE_DIST, REGISTER_DIST, cleanEnv, countGzipMembers, readTrace, runModule, tempDir, traceFiles, traceProblems } from './trace-reader.test-util.js';
 
 const PROGRAM = `
 import { initializeLog, dftFn, finalize, getTime } from CORE;
@@ -126,6 +126,33 @@ describe('initializeLog / finalize in a real process', () => {
     expect(r.stdout.trim()).toBe('2 4 decoratedEarly 1');
     const t = readTrace(traceFiles(dir)[0]!);
     expect(t.complete.filter((e) => e.name === 'decoratedEarly')).toHaveLength(1);
+  });
+
+  it('traces an unmodified CommonJS program under --require @dftracer/core/register, sharing one tracer with require()', () => {
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    const app = join(dir, 'app.cjs');
+    writeFileSync(app, `
+      const fs = require('node:fs');
+      fs.writeFileSync(${JSON.stringify(join(data, 'x.bin'))}, Buffer.alloc(2048, 3));
+      const n = fs.readFileSync(${JSON.stringify(join(data, 'x.bin'))}).length;
+      const { dftFn } = require(${JSON.stringify(CORE_DIST.replace(/index\.js$/, 'index.cjs'))});
+      console.log(dftFn('app').log(function computeThing(x) { return x + n; })(1));
+    `);
+    const r = spawnSync(process.execPath, ['--require', REGISTER_DIST.replace(/\.js$/, '.cjs'), app], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...cleanEnv(), DFTRACER_ENABLE: '1', DFTRACER_DATA_DIR: data, DFTRACER_LOG_FILE: join(dir, 'cjs') },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('2049');
+    const t = readTrace(traceFiles(dir)[0]!);
+    expect(traceProblems(t)).toEqual([]);
+    expect(t.complete.filter((e) => e.cat !== 'dftracer').map((e) => `${e.cat}/${e.name}`)).toEqual([
+      'POSIX/open', 'POSIX/write', 'POSIX/close', 'POSIX/open', 'POSIX/fstat', 'POSIX/read', 'POSIX/close', 'app/computeThing',
+    ]);
+    expect(t.complete.filter((e) => e.name === 'read')[0]!.args!.ret).toBe(2048);
   });
 
   it('reports a bad variable by name and runs the program untraced', () => {
