@@ -4,7 +4,7 @@ import type { Args, Span } from '../types.js';
 import { POSITIONED, io, parseAsyncTransfer } from './args.js';
 import { dress, type AnyFn } from './identity.js';
 import { toAbsolutePath } from './paths.js';
-import { opArgs, target, type OpSpec } from './specs.js';
+import { finishOp, target, type OpSpec } from './specs.js';
 import type { FdEntry, FsState } from './state.js';
 import { openArgs } from './sync.js';
 
@@ -144,13 +144,7 @@ export function genericCallback(st: FsState, orig: AnyFn, spec: OpSpec): AnyFn {
     const scope = spec.scoped === true ? st.scope(arguments[0]) : undefined;
     const finish = (ok: boolean, result: unknown): void => {
       st.unscope(scope);
-      let args: Args | undefined;
-      try {
-        args = opArgs(st, spec, fhash, second, extra, ok, result);
-      } catch (e) {
-        st.fail(e);
-      }
-      if (args !== undefined) st.end(span, spec.ev, args);
+      finishOp(st, spec, span, fhash, second, extra, ok, result);
     };
     const a = withCallback(arguments, function (this: unknown, err: unknown, result: unknown) {
       finish(!err, result);

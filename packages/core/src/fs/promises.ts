@@ -1,8 +1,8 @@
 /* eslint-disable prefer-rest-params -- see sync.ts */
-import type { Args, Span } from '../types.js';
+import type { Span } from '../types.js';
 import { POSITIONED, io, parseAsyncTransfer } from './args.js';
 import { dress, promiseShaped, type AnyFn } from './identity.js';
-import { opArgs, target, type OpSpec } from './specs.js';
+import { finishOp, target, type OpSpec } from './specs.js';
 import type { FdEntry, FsState } from './state.js';
 import { openArgs } from './sync.js';
 
@@ -128,16 +128,6 @@ async function settleOp(st: FsState, p: Promise<unknown>, span: Span, spec: OpSp
   st.unscope(scope);
   finishOp(st, spec, span, fhash, second, extra, true, result);
   return result;
-}
-
-function finishOp(st: FsState, spec: OpSpec, span: Span, fhash: string, second: string | undefined, extra: unknown, ok: boolean, result: unknown): void {
-  let args: Args | undefined;
-  try {
-    args = opArgs(st, spec, fhash, second, extra, ok, result);
-  } catch (e) {
-    st.fail(e);
-  }
-  if (args !== undefined) st.end(span, spec.ev, args);
 }
 
 /** FileHandle#stat/truncate/sync/datasync/chmod/chown/utimes: fstat, ftruncate, ... */

@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import type { Args } from '../types.js';
+import type { Args, Span } from '../types.js';
 import { fileMode, toAbsolutePath } from './paths.js';
 import type { FsState } from './state.js';
 
@@ -133,4 +133,15 @@ export function opArgs(st: FsState, spec: OpSpec, fhash: string, second: string 
     if (v !== undefined) return spec.key === 'mode' ? { fhash: h, mode: v, ret } : { fhash: h, length: v, ret };
   }
   return { fhash: h, ret };
+}
+
+/** Closes the span of an async operation with its args (a failure to build them is reported, never thrown). */
+export function finishOp(st: FsState, spec: OpSpec, span: Span, fhash: string, second: string | undefined, extra: unknown, ok: boolean, result: unknown): void {
+  let args: Args | undefined;
+  try {
+    args = opArgs(st, spec, fhash, second, extra, ok, result);
+  } catch (e) {
+    st.fail(e);
+  }
+  if (args !== undefined) st.end(span, spec.ev, args);
 }

@@ -65,6 +65,11 @@ export class FsState {
   }
 
   /** The fhash of a path argument when I/O on it is traced, else undefined. Never throws. */
+  /** The fhash of a whole-file call's target: a traced fd, or a traced path. */
+  targetHash(p: unknown): string | undefined {
+    return typeof p === 'number' ? this.fds.get(p)?.fhash : this.pathHash(p);
+  }
+
   pathHash(p: unknown): string | undefined {
     const abs = toAbsolutePath(p);
     if (abs === undefined) return undefined;

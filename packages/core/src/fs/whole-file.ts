@@ -140,7 +140,7 @@ export function readFileSync(st: FsState, orig: AnyFn): AnyFn {
   return dress(function readFileSync(this: unknown, path: unknown, options: unknown) {
     if (st.quiet !== 0) return orig.apply(this, arguments as never);
     const isFd = typeof path === 'number';
-    const fhash = isFd ? st.fds.get(path)?.fhash : st.pathHash(path);
+    const fhash = st.targetHash(path);
     if (fhash === undefined) return orig.apply(this, arguments as never);
     const t0 = st.now();
     const c0 = st.calls;
@@ -188,7 +188,7 @@ export function writeFileSync(st: FsState, orig: AnyFn): AnyFn {
   return dress(function writeFileSync(this: unknown, path: unknown, data: unknown, options: unknown) {
     if (st.quiet !== 0) return orig.apply(this, arguments as never);
     const isFd = typeof path === 'number';
-    const fhash = isFd ? st.fds.get(path)?.fhash : st.pathHash(path);
+    const fhash = st.targetHash(path);
     if (fhash === undefined) return orig.apply(this, arguments as never);
     const t0 = st.now();
     const c0 = st.calls;
@@ -225,7 +225,7 @@ export function readFileCallback(st: FsState, orig: AnyFn): AnyFn {
     const cb = arguments[cbAt] as unknown;
     if (st.quiet !== 0 || typeof cb !== 'function') return orig.apply(this, arguments as never);
     const isFd = typeof path === 'number';
-    const fhash = isFd ? st.fds.get(path)?.fhash : st.pathHash(path);
+    const fhash = st.targetHash(path);
     if (fhash === undefined) return orig.apply(this, arguments as never);
     const span = st.begin();
     if (span === undefined) return orig.apply(this, arguments as never);
