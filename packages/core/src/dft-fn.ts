@@ -109,7 +109,10 @@ export class DftFn {
 
   /** The args for one event: defaults, then values the call itself passed. */
   argsFor(callArgs?: readonly unknown[], slots?: readonly ParamSlot[], extra?: Record<string, ArgValue>): Record<string, ArgValue> | undefined {
-    if (!this.hasDefaults && (slots === undefined || slots.length === 0) && extra === undefined) return undefined;
+    if ((slots === undefined || slots.length === 0) && extra === undefined) {
+      // Events copy their args when recorded and update() replaces the defaults object: no copy needed.
+      return this.hasDefaults ? this.defaults : undefined;
+    }
     const out: Record<string, ArgValue> = this.hasDefaults ? { ...this.defaults } : {};
     if (slots !== undefined && callArgs !== undefined) {
       for (const s of slots) {
