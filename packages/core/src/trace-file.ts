@@ -173,6 +173,12 @@ export class TraceFile {
       return true;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EBADF') {
+        // We never close the descriptor while the file is open, so the program closed it between
+        // the identity check and the write: the same case as a replaced descriptor.
+        this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed by the program`, false);
+        return false;
+      }
       this.fail(typeof err.errno === 'number' && err.errno < 0 ? -err.errno : UNKNOWN_ERROR, `${err.code ?? ''} ${err.message}`.trim(), true);
       return false;
     } finally {
