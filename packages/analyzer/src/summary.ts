@@ -221,7 +221,7 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     const overlap = s.io + s.comp - s.any;
     return {
       pid: num(r.pid),
-      trace: String(r.trace),
+      trace: files[num(r.trace)] ?? String(r.trace),
       name: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
       host: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'HH')?.aname),
       threads: num(r.threads),
