@@ -166,7 +166,7 @@ export class EventBuffer implements EventColumns {
     this.id[i] = id;
     this.tid[i] = tid;
     this.ts[i] = ts;
-    this.dur[i] = dur < 0 ? 0 : dur;
+    this.dur[i] = dur > 0 ? dur : 0; // negative or NaN (a plugin's bad end time): 0
     this.level[i] = level;
     this.pidx[i] = pidx;
     if (args !== undefined) {
@@ -336,15 +336,18 @@ export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
   let truncated = 0;
   for (let i = 0; i < buf.count; i++) {
     // ts is ~1.7e15: printing its high and low halves separately avoids slow double-to-string.
+    // A plugin may hand over any time (small, fractional, NaN): that goes the general way.
     const ts = buf.ts[i]!;
-    const hi = Math.floor(ts / 1e6);
-    if (hi !== tsHi) {
-      tsHi = hi;
-      tsHiText = String(hi);
-    }
-    const lo = ts - hi * 1e6;
-    let line =
-      '{"id":' + buf.id[i]! + frag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsHiText + String(lo + 1e6).slice(1) + ',"dur":' + buf.dur[i]!;
+    let tsText: string;
+    if (ts >= 1e6 && ts <= Number.MAX_SAFE_INTEGER && ts === Math.floor(ts)) {
+      const hi = Math.floor(ts / 1e6);
+      if (hi !== tsHi) {
+        tsHi = hi;
+        tsHiText = String(hi);
+      }
+      tsText = tsHiText + String(ts - hi * 1e6 + 1e6).slice(1);
+    } else tsText = numberText(ts);
+    let line = '{"id":' + buf.id[i]! + frag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsText + ',"dur":' + buf.dur[i]!;
     const argEnd = buf.argEnd[i]!;
     if (incMetadata) {
       line += argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
