@@ -310,19 +310,21 @@ export const COMPUTE_SEGMENTS_SQL = `WITH x AS (
 /**
  * Union lengths per process: I/O, compute (self time), and either; overlap = io + compute −
  * either. One window pass over the intervals sorted by start: each adds what reaches past the
- * latest end seen before it (per kind, and for both kinds together).
+ * latest end seen before it (per kind, and for both kinds together: the larger of the two).
+ * Ties in start need no order: the sum comes out the same.
  */
 async function timeSplit(duck: Duck): Promise<Map<string, { io: number; comp: number; any: number }>> {
   const rows = await duck.all(`WITH k AS (
       SELECT trace, pid, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
       SELECT trace, pid, ts, te, 2 AS kind FROM (${COMPUTE_SEGMENTS_SQL})
-    ), s AS (
+    ), w AS (
       SELECT trace, pid, kind, ts, te,
         max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
-        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco,
-        max(te) OVER w AS pany
-      FROM k WINDOW w AS (PARTITION BY trace, pid ORDER BY ts, te ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco
+      FROM k WINDOW w AS (PARTITION BY trace, pid ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ), s AS (
+      SELECT *, greatest(coalesce(pio, 0), coalesce(pco, 0)) AS pany FROM w
     )
     SELECT trace, pid,
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
