@@ -1,3 +1,4 @@
+import type { TextSink } from './text-sink.js';
 import { grown } from './typed-arrays.js';
 import type { Args } from './types.js';
 
@@ -114,7 +115,8 @@ export interface EventColumns {
   readonly argKey: Int32Array;
   readonly argTag: Uint8Array;
   readonly argNum: Float64Array;
-  readonly argObj: readonly (string | undefined)[];
+  /** String values (TAG_STR, TAG_RAW), dense: such an arg's argNum is its index here. */
+  readonly argObj: readonly string[];
 }
 
 export class EventBuffer implements EventColumns {
@@ -134,7 +136,7 @@ export class EventBuffer implements EventColumns {
   argKey: Int32Array;
   argTag: Uint8Array;
   argNum: Float64Array;
-  argObj: (string | undefined)[];
+  argObj: string[];
 
   /** `reuse`: arrays of an earlier buffer of the same capacity, handed back by the writer thread. */
   constructor(capacity: number, reuse?: Omit<EventColumns, 'count' | 'argObj'>) {
@@ -171,11 +173,12 @@ export class EventBuffer implements EventColumns {
     this.pidx[i] = pidx;
     if (args !== undefined) {
       const first = this.argCount;
+      const firstObj = this.argObj.length;
       try {
         for (const key in args) this.addArg(interner.key(key), args[key], interner);
       } catch {
         // A getter or proxy that throws: the event keeps no user args but a note; the program sees nothing.
-        if (this.argObj.length > first) this.argObj.length = first;
+        this.argObj.length = firstObj;
         this.argCount = first;
         this.addArg(interner.key('args_error'), 'the args could not be read', interner);
       }
@@ -201,7 +204,7 @@ export class EventBuffer implements EventColumns {
           this.argNum[j] = k;
         } else {
           this.argTag[j] = TAG_STR;
-          this.argObj[j] = v;
+          this.argNum[j] = this.argObj.push(v) - 1;
         }
         return;
       }
@@ -210,7 +213,7 @@ export class EventBuffer implements EventColumns {
         return;
       case 'bigint':
         this.argTag[j] = TAG_RAW;
-        this.argObj[j] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? v.toString() : `"${v.toString()}"`;
+        this.argNum[j] = this.argObj.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? v.toString() : `"${v.toString()}"`) - 1;
         return;
       case 'undefined':
         this.argTag[j] = TAG_NULL;
@@ -222,7 +225,7 @@ export class EventBuffer implements EventColumns {
         }
         // Objects are serialised now: formatting happens later, when the caller may have mutated them.
         this.argTag[j] = TAG_RAW;
-        this.argObj[j] = safeJson(v);
+        this.argNum[j] = this.argObj.push(safeJson(v)) - 1;
     }
   }
 
@@ -324,12 +327,11 @@ export interface FormatContext {
   readonly onTruncated: (count: number) => void;
 }
 
-/** Formats every event of the buffer as DFTracer E2 lines (field order fixed by the format). */
-export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
+/** Writes every event of the buffer as DFTracer E2 lines (field order fixed by the format), as UTF-8. */
+export function formatEvents(buf: EventColumns, ctx: FormatContext, out: TextSink): void {
   const { incMetadata, argsHead } = ctx;
   const frag = ctx.kindFrag;
   const keyFrag = ctx.keyFrag;
-  let out = '';
   let argStart = 0;
   let tsHi = -1;
   let tsHiText = '';
@@ -360,11 +362,10 @@ export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
     } else {
       line += ',"ph":"X"}\n';
     }
-    out += line;
+    out.write(line);
     argStart = argEnd;
   }
   if (truncated > 0) ctx.onTruncated(truncated);
-  return out;
 }
 
 function formatArgs(buf: EventColumns, keyFrag: readonly string[], strFrag: readonly string[], from: number, to: number, maxString: number): string {
@@ -376,12 +377,12 @@ function formatArgs(buf: EventColumns, keyFrag: readonly string[], strFrag: read
         s += numberText(buf.argNum[j]!);
         break;
       case TAG_STR: {
-        const v = buf.argObj[j]!;
+        const v = buf.argObj[buf.argNum[j]!]!;
         s += jsonString(v.length > maxString ? cut(v, maxString) : v);
         break;
       }
       case TAG_RAW: {
-        const v = buf.argObj[j]!;
+        const v = buf.argObj[buf.argNum[j]!]!;
         s += v.length > maxString ? jsonString(cut(v, maxString)) : v;
         break;
       }

@@ -122,6 +122,13 @@ describe("gzipLines", () => {
     roundTrip(text);
   });
 
+  it("takes the UTF-8 bytes of the text as well as the text itself", () => {
+    const text = '{"id":1,"name":"é€😀"}\n{"id":2,"name":"é€😀"}\n';
+    const bytes = Buffer.from(text, "utf8");
+    expect(gzipLines(bytes).equals(gzipLines(text))).toBe(true);
+    expect(gunzipSync(gzipLines(bytes)).toString("utf8")).toBe(text);
+  });
+
   it("handles empty input, one line, a line without a newline, and blank lines", () => {
     expect(gunzipSync(gzipLines("")).length).toBe(0);
     roundTrip('{"a":1}\n');

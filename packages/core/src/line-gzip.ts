@@ -107,21 +107,23 @@ const litFreq = new Uint32Array(286);
 const distFreq = new Uint32Array(30);
 
 /**
- * Gzips `text` (UTF-8) as one gzip member: a file of several such members reads back as the
- * concatenation of their texts with `gunzip` or `zlib.gunzipSync`.
+ * Gzips `text` (a string, or its UTF-8 bytes) as one gzip member: a file of several such
+ * members reads back as the concatenation of their texts with `gunzip` or `zlib.gunzipSync`.
  *
  * Cheapest on JSON-lines text whose lines repeat a few shapes (trace events). Other input is
  * handed to zlib at `fallbackLevel`: when fewer than half its bytes end up in matches, the line
  * model does not apply and zlib's search will do better.
  */
-export function gzipLines(text: string, fallbackLevel = 1): Buffer {
-  // One byte per char when the text is ASCII (latin1 encoding is then a plain copy); UTF-8 otherwise.
-  const maxBytes = text.length * 3;
-  if (bytesScratch.length < maxBytes)
-    bytesScratch = Buffer.allocUnsafe(Math.max(maxBytes, 1 << 16));
-  const n = bytesScratch.write(text, 0, "utf8");
+export function gzipLines(text: string | Buffer, fallbackLevel = 1): Buffer {
   // A Buffer, not a plain Uint8Array: Buffer's indexOf is memchr, a TypedArray's a slow generic loop.
-  const bytes = bytesScratch.subarray(0, n);
+  let bytes = text as Buffer;
+  if (typeof text === "string") {
+    const maxBytes = text.length * 3;
+    if (bytesScratch.length < maxBytes)
+      bytesScratch = Buffer.allocUnsafe(Math.max(maxBytes, 1 << 16));
+    bytes = bytesScratch.subarray(0, bytesScratch.write(text, 0, "utf8"));
+  }
+  const n = bytes.length;
   if (WORDS) {
     const cap = (n + 8) >> 2;
     if ((words[0]?.length ?? 0) < cap) {

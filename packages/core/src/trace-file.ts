@@ -149,14 +149,14 @@ export class TraceFile {
   }
 
   /**
-   * Appends text as one member and adds `events` to the shared count in the same critical
+   * Appends UTF-8 lines as one member and adds `events` to the shared count in the same critical
    * section (so `end.num_events` is exact); returns false if the file is closed or has failed.
    */
-  write(text: string, events = 0): boolean {
+  write(lines: Buffer, events = 0): boolean {
     if (this.failed !== null) return false;
-    if (text.length === 0) return true;
+    if (lines.length === 0) return true;
     if (this.closed) return false;
-    const data = this.shared.compression ? compress(text, this.shared.level) : Buffer.from(text, 'utf8');
+    const data = this.shared.compression ? compress(lines, this.shared.level) : lines;
     const ticket = this.lock();
     try {
       if (this.closed || Atomics.load(this.i32, FAILED) !== 0) return false;
@@ -299,6 +299,6 @@ function describeFailure(code: number): string {
  * line-aware encoder is both smaller than zlib -6 and about half its CPU on trace text
  * (bench/line-gzip.bench.mjs); 7–9 are zlib's strongest, as asked.
  */
-function compress(text: string, level: number): Buffer {
-  return level >= 2 && level <= 6 ? gzipLines(text, level) : gzipSync(text, { level });
+function compress(lines: Buffer, level: number): Buffer {
+  return level >= 2 && level <= 6 ? gzipLines(lines, level) : gzipSync(lines, { level });
 }

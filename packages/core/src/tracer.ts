@@ -4,6 +4,7 @@ import { nowUs } from './clock.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, formatEvents, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
+import { TextSink } from './text-sink.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { grown } from './typed-arrays.js';
@@ -77,6 +78,9 @@ export class ThreadTracer implements Tracer {
   private pId = -1;
   private pLevel = 0;
   private pTid = 0;
+
+  /** Lines formatted on this thread (no writer thread, or the last events before the file closes). */
+  private sink: TextSink | null = null;
 
   private idNext = 0;
   private idEnd = 0;
@@ -428,7 +432,8 @@ export class ThreadTracer implements Tracer {
           argCount: buf.argCount,
           // Only the arrays: cloning the buffer object would copy its whole args array.
           columns: { kind: buf.kind, id: buf.id, tid: buf.tid, ts: buf.ts, dur: buf.dur, level: buf.level, pidx: buf.pidx, argEnd: buf.argEnd, argKey: buf.argKey, argTag: buf.argTag, argNum: buf.argNum },
-          argObj: buf.argObj.slice(0, buf.argCount),
+          // Dense (only string values): a holey array as long as the args cost ~140 ns per event to clone.
+          argObj: buf.argObj,
         });
         if (handed) {
           this.sentKinds = kinds.length;
@@ -449,13 +454,15 @@ export class ThreadTracer implements Tracer {
         return;
       }
     }
-    let text: string;
+    const sink = (this.sink ??= new TextSink());
+    sink.clear();
     try {
-      text = meta + formatEvents(this.buf, this.fmt);
+      sink.write(meta);
+      formatEvents(this.buf, this.fmt, sink);
     } finally {
       this.buf.reset();
     }
-    if (this.file.write(text, n)) {
+    if (this.file.write(sink.view(), n)) {
       this.written += n;
       return;
     }

@@ -2,6 +2,7 @@
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
+import { TextSink } from './text-sink.js';
 import { TraceFile } from './trace-file.js';
 import { columnBuffers, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
@@ -31,6 +32,8 @@ const ctx: FormatContext = {
   },
 };
 
+const sink = new TextSink(1 << 20);
+
 parentPort!.on('message', (b: WriterBatch) => {
   for (const k of b.newKinds) kindFrag.push(k);
   for (const k of b.newKeys) keyFrag.push(k);
@@ -38,7 +41,10 @@ parentPort!.on('message', (b: WriterBatch) => {
   let ok = false;
   try {
     const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-    ok = file.write(b.meta + formatEvents(cols, ctx), b.count);
+    sink.clear();
+    sink.write(b.meta);
+    formatEvents(cols, ctx, sink);
+    ok = file.write(sink.view(), b.count);
   } finally {
     markDone(progress, ok ? b.count : 0, file.failed !== null);
   }

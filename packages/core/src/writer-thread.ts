@@ -35,7 +35,7 @@ export interface WriterBatch {
   readonly count: number;
   readonly argCount: number;
   readonly columns: Columns;
-  readonly argObj: readonly (string | undefined)[];
+  readonly argObj: readonly string[];
 }
 
 export type Columns = Pick<EventBuffer, 'kind' | 'id' | 'tid' | 'ts' | 'dur' | 'level' | 'pidx' | 'argEnd' | 'argKey' | 'argTag' | 'argNum'>;
