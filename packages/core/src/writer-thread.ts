@@ -94,6 +94,11 @@ export class WriterThread {
     return Atomics.load(this.progress, FAILED) !== 0;
   }
 
+  /** Whether the next batch would have to wait for the writer to finish one. */
+  get full(): boolean {
+    return this.posted - Atomics.load(this.progress, DONE) >= MAX_IN_FLIGHT;
+  }
+
   /** Events handed over that the writer has not written (yet, or ever if it died). */
   get pendingEvents(): number {
     return this.postedEvents - Atomics.load(this.progress, DONE_EVENTS);
