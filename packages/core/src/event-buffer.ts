@@ -38,7 +38,24 @@ export class Interner {
 
   constructor(private readonly pid: number) {}
 
+  // The last kind and the keys of the last args object, by position: events of one call site
+  // repeat them, and comparing a string to the same string is cheaper than a Map lookup.
+  private lastName = '';
+  private lastCat = '';
+  private lastKind = -1;
+  private readonly recentKeys: string[] = new Array<string>(RECENT_KEYS).fill('');
+  private readonly recentKeyIds = new Int32Array(RECENT_KEYS);
+
   kind(name: string, cat: string): number {
+    if (name === this.lastName && cat === this.lastCat && this.lastKind >= 0) return this.lastKind;
+    const k = this.lookupKind(name, cat);
+    this.lastName = name;
+    this.lastCat = cat;
+    this.lastKind = k;
+    return k;
+  }
+
+  private lookupKind(name: string, cat: string): number {
     let byName = this.kinds.get(cat);
     if (byName === undefined) this.kinds.set(cat, (byName = new Map()));
     let k = byName.get(name);
@@ -63,6 +80,16 @@ export class Interner {
     return i;
   }
 
+  /** The index of the key at position `pos` of an args object. */
+  keyAt(pos: number, key: string): number {
+    if (pos >= RECENT_KEYS) return this.key(key);
+    if (this.recentKeys[pos] === key) return this.recentKeyIds[pos]!;
+    const k = this.key(key);
+    this.recentKeys[pos] = key;
+    this.recentKeyIds[pos] = k;
+    return k;
+  }
+
   key(key: string): number {
     let k = this.keys.get(key);
     if (k === undefined) {
@@ -73,6 +100,9 @@ export class Interner {
     return k;
   }
 }
+
+/** Arg positions whose last key is remembered (see Interner.keyAt). */
+const RECENT_KEYS = 16;
 
 /** Keys the tracer writes in every event's args: a user arg of the same name is renamed `user_<key>`. */
 const RESERVED_KEYS = new Set(['hhash', 'level', 'p_idx']);
@@ -175,7 +205,8 @@ export class EventBuffer implements EventColumns {
       const first = this.argCount;
       const firstObj = this.argObj.length;
       try {
-        for (const key in args) this.addArg(interner.key(key), args[key], interner);
+        let pos = 0;
+        for (const key in args) this.addArg(interner.keyAt(pos++, key), args[key], interner);
       } catch {
         // A getter or proxy that throws: the event keeps no user args but a note; the program sees nothing.
         this.argObj.length = firstObj;
