@@ -19,10 +19,10 @@ const MiB = 2 ** 20;
 
 interface Report {
   base: number;
-  atTenth: number;
+  atWarm: number;
   rssMin: number;
   rssMax: number;
-  heapTenth: number;
+  heapWarm: number;
   heapEnd: number;
   seconds: number;
 }
@@ -60,17 +60,17 @@ describe('bounded memory', () => {
       const base = rss();
       initializeLog({ logFile: ${JSON.stringify(join(dir, 'mem'))}, dataDir: ${JSON.stringify(join(dir, 'no-io'))} });
       const f = dftFn('mem').log(function work(step) { return step + 1; });
-      let rssMin = Infinity, rssMax = 0, atTenth = 0, heapTenth = 0, sum = 0;
+      let rssMin = Infinity, rssMax = 0, atWarm = 0, heapWarm = 0, sum = 0;
       const t0 = performance.now();
       for (let i = 0; i < N; i++) {
         sum += f(i);
-        if (i === N / 10) { heapTenth = heap(); atTenth = rss(); }
-        if (i > N / 10 && (i & 0x7fff) === 0) { const m = rss(); if (m < rssMin) rssMin = m; if (m > rssMax) rssMax = m; }
+        if (i === N / 4) { heapWarm = heap(); atWarm = rss(); }
+        if (i > N / 4 && (i & 0x7fff) === 0) { const m = rss(); if (m < rssMin) rssMin = m; if (m > rssMax) rssMax = m; }
       }
       const heapEnd = heap();
       const seconds = (performance.now() - t0) / 1000;
       finalize();
-      console.log(JSON.stringify({ base, atTenth, rssMin, rssMax, heapTenth, heapEnd, seconds }));
+      console.log(JSON.stringify({ base, atWarm, rssMin, rssMax, heapWarm, heapEnd, seconds }));
     `)], { cwd: dir, encoding: 'utf8', env: { ...cleanEnv(), DFTRACER_ENABLE: '1' }, timeout: 300_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -78,13 +78,15 @@ describe('bounded memory', () => {
     const mb = (x: number) => `${(x / MiB).toFixed(1)} MiB`;
     console.log(
       `[memory] ${EVENTS} events in ${m.seconds.toFixed(1)} s (default 1 MiB buffer): RSS before init ${mb(m.base)}, ` +
-        `from 10 % to the end min ${mb(m.rssMin)} max ${mb(m.rssMax)} (max − baseline ${mb(m.rssMax - m.base)}); ` +
-        `heap after GC at 10 % ${mb(m.heapTenth)}, at the end ${mb(m.heapEnd)}`,
+        `from 25 % to the end min ${mb(m.rssMin)} max ${mb(m.rssMax)} (max − baseline ${mb(m.rssMax - m.base)}); ` +
+        `heap after GC at 25 % ${mb(m.heapWarm)}, at the end ${mb(m.heapEnd)}`,
     );
     // A leak of even 2 bytes per event would show here.
-    expect(m.heapEnd - m.heapTenth).toBeLessThan(Math.max(4 * MiB, EVENTS * 2 * 0.9));
-    // RSS: steady after warm-up, and a fixed ceiling above the untraced process.
-    expect(m.rssMax - m.atTenth).toBeLessThan(48 * MiB);
+    expect(m.heapEnd - m.heapWarm).toBeLessThan(Math.max(4 * MiB, EVENTS * 2 * 0.9));
+    // RSS: steady after warm-up, and a fixed ceiling above the untraced process. Warm-up covers
+    // the hand-over: a flood like this one fills the writer's queue and, after 45 batches (~12 %
+    // of 2 M events), moves formatting onto this thread, whose young generation then grows.
+    expect(m.rssMax - m.atWarm).toBeLessThan(48 * MiB);
     expect(m.rssMax - m.base).toBeLessThan(160 * MiB);
 
     const { events, last } = await scan(traceFiles(dir)[0]!);
