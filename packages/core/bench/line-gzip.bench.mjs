@@ -23,33 +23,19 @@ const esbuild = createRequire(
   createRequire(join(root, "package.json")).resolve("tsup")
 )("esbuild");
 const dir = mkdtempSync(join(tmpdir(), "line-gzip-bench-"));
-const out = join(dir, "line-gzip.mjs");
 await esbuild.build({
-  entryPoints: [join(root, "src/line-gzip.ts")],
+  entryPoints: [join(root, "src/line-gzip.ts"), join(root, "src/line-gzip.test-util.ts")],
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
-  outfile: out,
+  outdir: dir,
+  outExtension: { ".js": ".mjs" },
   logLevel: "warning",
 });
-const { gzipLines } = await import(out);
+const { gzipLines } = await import(join(dir, "line-gzip.mjs"));
+const { FH, HH, rng } = await import(join(dir, "line-gzip.test-util.mjs"));
 rmSync(dir, { recursive: true, force: true });
-
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const HH = "f9ff883caaf21863";
-const FH = Array.from({ length: 64 }, (_, k) =>
-  (0x457466652c169c22n + BigInt(k) * 0x9e3779b97f4a7c15n)
-    .toString(16)
-    .slice(-16)
-    .padStart(16, "0")
-);
 
 function* posix() {
   const r = rng(1);

@@ -5,23 +5,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync, inflateRawSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { gzipLines } from "./line-gzip.js";
-
-/** A deterministic PRNG so failures reproduce. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-const HH = "f9ff883caaf21863";
-const FH = Array.from({ length: 64 }, (_, k) =>
-  (0x457466652c169c22n + BigInt(k) * 0x9e3779b97f4a7c15n)
-    .toString(16)
-    .slice(-16)
-    .padStart(16, "0")
-);
+import { FH, HH, rng } from "./line-gzip.test-util.js";
 
 /** POSIX read lines as the tracer formats them: sequential 4 KiB offsets, µs timestamps. */
 function posixLines(n: number, seed = 1, firstId = 1): string {
