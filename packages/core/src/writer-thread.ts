@@ -107,7 +107,7 @@ export class WriterThread {
   /** Hands a batch over; the buffer's arrays move to the writer. Returns false if the writer is gone. */
   submit(batch: WriterBatch): boolean {
     if (this.dead !== null) return false;
-    if (this.posted - Atomics.load(this.progress, DONE) >= MAX_IN_FLIGHT && !this.waitUntil(this.posted - MAX_IN_FLIGHT + 1)) return false;
+    if (this.full && !this.waitUntil(this.posted - MAX_IN_FLIGHT + 1)) return false;
     this.worker.postMessage(batch, columnBuffers(batch.columns));
     this.posted++;
     this.postedEvents += batch.count;
