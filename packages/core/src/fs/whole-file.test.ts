@@ -25,6 +25,16 @@ function dataFile(name = 'f.txt', size = SIZE): string {
   return p;
 }
 
+/** What a native whole-file read (fs.readFile, fs.promises.readFile) of a SIZE-byte file records. */
+function nativeReadFile(fhash: string): Array<[string, Record<string, unknown>]> {
+  return [
+    ['open', { fhash, flags: O_RDONLY }],
+    ['fstat', { fhash, ret: 0 }],
+    ['read', { fhash, count: SIZE, ret: SIZE }],
+    ['close', { fhash, ret: 0 }],
+  ];
+}
+
 function names(): string[] {
   return env.tr.names();
 }
@@ -155,13 +165,7 @@ describe('read helpers: exact event lists', () => {
     expect(data.length).toBe(SIZE);
     const text = await new Promise<string>((res, rej) => fs.readFile(p, 'utf8', (e, d) => (e ? rej(e) : res(d))));
     expect(text.length).toBe(SIZE);
-    const h = dftHash(p);
-    const one = [
-      ['open', { fhash: h, flags: O_RDONLY }],
-      ['fstat', { fhash: h, ret: 0 }],
-      ['read', { fhash: h, count: SIZE, ret: SIZE }],
-      ['close', { fhash: h, ret: 0 }],
-    ];
+    const one = nativeReadFile(dftHash(p));
     expect(calls(env)).toEqual([...one, ...one]);
     checkInvariants(env);
   });
@@ -188,13 +192,7 @@ describe('read helpers: exact event lists', () => {
     const p = dataFile();
     expect((await fs.promises.readFile(p)).length).toBe(SIZE);
     expect((await fs.promises.readFile(p, { encoding: 'utf8' })).length).toBe(SIZE);
-    const h = dftHash(p);
-    const one = [
-      ['open', { fhash: h, flags: O_RDONLY }],
-      ['fstat', { fhash: h, ret: 0 }],
-      ['read', { fhash: h, count: SIZE, ret: SIZE }],
-      ['close', { fhash: h, ret: 0 }],
-    ];
+    const one = nativeReadFile(dftHash(p));
     expect(calls(env)).toEqual([...one, ...one]);
     // one call's events share a lane
     const lanes = new Set(env.tr.posix().slice(0, 4).map((e) => e.lane));
