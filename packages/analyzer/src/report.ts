@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import { Duck, loadTraces, type DuckOptions } from './duck.js';
 import { LaneAssigner } from './lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
-import { COMPUTE_SEGMENTS_SQL, summarizeLoaded, type Summary } from './summary.js';
+import { computeSegmentsSql, summarizeLoaded, type Summary } from './summary.js';
 
 export interface ReportOptions extends DuckOptions {
   /** Slices drawn on the timeline (default 100,000). */
@@ -150,7 +150,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const busy = await duck.all(`WITH k AS (
       SELECT ts - ${t0} AS s, ts + dur - ${t0} AS t, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
-      SELECT ts - ${t0} AS s, te - ${t0} AS t, 2 AS kind FROM (${COMPUTE_SEGMENTS_SQL})
+      SELECT ts - ${t0} AS s, te - ${t0} AS t, 2 AS kind FROM (${computeSegmentsSql()})
     ), x AS (
       SELECT kind, b, least(t, (b + 1) * ${binUs}) - greatest(s, b * ${binUs}) AS busy
       FROM (SELECT kind, s, t, unnest(range(s // ${binUs}, (t - 1) // ${binUs} + 1)) AS b FROM k)

@@ -114,3 +114,26 @@ describe('summary figures equal values computed independently', () => {
     expect(s.per_process.find((p) => p.pid === 5151)!.io_us).toBe(union);
   });
 });
+
+describe('the I/O / compute split', () => {
+  it('is the same in memory (whole, or in batches of processes) and in DuckDB (memory-bounded)', async () => {
+    const a = join(dir, 'splitA.pfw.gz');
+    const b = join(dir, 'splitB.pfw.gz');
+    writeSyntheticTrace({ path: a, events: 20_000, seed: 3 });
+    writeSyntheticTrace({ path: b, events: 12_000, seed: 5, pid: 6161 });
+    const split = (s: Summary) => s.per_process.map((p) => [p.pid, p.io_us, p.compute_us, p.overlap_us, p.idle_us]);
+    const whole = await summarize([a, b], { threads: 2 });
+    const batches = await summarize([a, b], { threads: 2, splitInMemoryMax: 15_000 }); // B in memory, A by DuckDB
+    const duck = await summarize([a, b], { threads: 2, splitInMemoryMax: 0 });
+    expect(whole.per_process.map((p) => [p.pid, p.events])).toEqual([
+      [4242, 20_000],
+      [6161, 12_000],
+    ]);
+    expect(whole.totals.io_us).toBeGreaterThan(0);
+    expect(whole.totals.compute_us).toBeGreaterThan(0);
+    expect(whole.totals.overlap_us).toBeGreaterThan(0);
+    expect(split(batches)).toEqual(split(whole));
+    expect(split(duck)).toEqual(split(whole));
+  });
+});
+

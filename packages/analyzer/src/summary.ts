@@ -14,7 +14,8 @@
  * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
  */
 import { basename } from 'node:path';
-import { Duck, loadTraces } from './duck.js';
+import { Duck, loadTraces, type Row } from './duck.js';
+import { splitTime } from './time-split.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
 export interface NameStats {
@@ -120,6 +121,11 @@ export interface SummaryOptions {
   threads?: number;
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
+  /**
+   * Events of consecutive processes split into I/O and compute time in memory at once (default
+   * `SPLIT_IN_MEMORY_MAX`); a process with more is split by DuckDB, memory-bounded but slower.
+   */
+  splitInMemoryMax?: number;
 }
 
 /** Up to this many events, p50/p99 are exact; beyond, t-digest estimates (bounded memory). */
@@ -127,6 +133,7 @@ export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
+const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${num(pid)}`;
 
 /** Compute the summary of a set of trace files. */
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
@@ -212,18 +219,17 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
-  const split = await timeSplit(duck);
-  const key = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${num(pid)}`;
+  const split = await timeSplit(duck, opts.splitInMemoryMax);
   const perProcess = procRows.map((r): ProcessStats => {
-    const k = key(r.trace, r.pid);
+    const k = procKey(r.trace, r.pid);
     const s = split.get(k) ?? { io: 0, comp: 0, any: 0 };
     const wall = num(r.end_us) - num(r.start_us);
     const overlap = s.io + s.comp - s.any;
     return {
       pid: num(r.pid),
       trace: files[num(r.trace)] ?? String(r.trace),
-      name: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
-      host: str(names.find((n) => key(n.trace, n.pid) === k && n.name === 'HH')?.aname),
+      name: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
+      host: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'HH')?.aname),
       threads: num(r.threads),
       events: num(r.events),
       start_us: num(r.start_us),
@@ -281,10 +287,11 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
 /**
  * SQL for the intervals in which each process computes: the *self time* of compute events, i.e.
  * each compute event's interval minus the union of its children's intervals (children found by
- * p_idx, on any thread or lane), clipped to the parent. Rows: trace, pid, ts, te.
+ * p_idx, on any thread or lane), clipped to the parent. Rows: trace, pid, ts, te; of the events
+ * `where` selects. (`summary` computes the same in memory: `time-split.ts`.)
  */
-export const COMPUTE_SEGMENTS_SQL = `WITH x AS (
-    SELECT trace, pid, id, p_idx, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X'
+export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
+    SELECT trace, pid, id, p_idx, ts, ts + dur AS te, kind FROM ev WHERE (${where}) AND ph = 'X'
   ), par AS (
     SELECT trace, pid, id, ts, te FROM x WHERE kind = 2 AND te > ts
   ), ch AS (
@@ -308,32 +315,75 @@ export const COMPUTE_SEGMENTS_SQL = `WITH x AS (
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
 
 /**
- * Union lengths per process: I/O, compute (self time), and either; overlap = io + compute −
- * either. One window pass over the intervals sorted by start: each adds what reaches past the
- * latest end seen before it (per kind, and for both kinds together: the larger of the two).
- * Ties in start need no order: the sum comes out the same.
+ * Events of consecutive processes are split in memory in batches of at most this many (about
+ * 100 bytes per event at the peak: 1.3 GiB RSS at 10 M events); a process with more is split by
+ * DuckDB, which spills to disk and keeps memory bounded, at a third of the speed.
  */
-async function timeSplit(duck: Duck): Promise<Map<string, { io: number; comp: number; any: number }>> {
-  const rows = await duck.all(`WITH k AS (
-      SELECT trace, pid, ts, ts + dur AS te, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
+export const SPLIT_IN_MEMORY_MAX = 12_000_000;
+
+type Lengths = { io: number; comp: number; any: number };
+
+/** Union lengths per process (I/O, compute self time, either), keyed by `procKey`. */
+async function timeSplit(duck: Duck, inMemoryMax = SPLIT_IN_MEMORY_MAX): Promise<Map<string, Lengths>> {
+  const procs = await duck.all(`SELECT trace, pid, count(*) AS n FROM ev WHERE ph = 'X' AND ts IS NOT NULL GROUP BY trace, pid ORDER BY trace, pid`);
+  const out = new Map<string, Lengths>();
+  for (let i = 0; i < procs.length; ) {
+    let j = i;
+    let rows = 0;
+    while (j < procs.length && rows + num(procs[j]!.n) <= inMemoryMax) rows += num(procs[j++]!.n);
+    if (j === i) {
+      const { trace, pid } = procs[i++]!;
+      out.set(procKey(trace, pid), await sqlTimeSplit(duck, `trace = ${num(trace)} AND pid = ${num(pid)}`));
+    } else {
+      const batch = procs.slice(i, j);
+      const split = await memoryTimeSplit(duck, batch, rows);
+      batch.forEach((r, g) => out.set(procKey(r.trace, r.pid), split[g]!));
+      i = j;
+    }
+  }
+  return out;
+}
+
+/** The split of a batch of processes: their events' numbers read out of DuckDB and swept in memory. */
+async function memoryTimeSplit(duck: Duck, procs: Row[], rows: number): Promise<Lengths[]> {
+  const values = procs.map((r, g) => `(${num(r.trace)}, ${num(r.pid)}, ${g})`).join(', ');
+  const F = Float64Array;
+  const { rows: n, columns } = await duck.numbers(
+    `WITH p(trace, pid, g) AS (VALUES ${values})
+    SELECT p.g::DOUBLE, coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -1)::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, e.kind::DOUBLE
+    FROM ev e JOIN p ON p.trace = e.trace AND p.pid = e.pid WHERE e.ph = 'X' AND e.ts IS NOT NULL`,
+    [Uint32Array, F, F, F, F, Uint8Array],
+    rows,
+  );
+  const [group, id, parent, ts, te, kind] = columns;
+  const len = splitTime({ rows: n, groups: procs.length, group, id, parent, ts, te, kind });
+  return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]! }));
+}
+
+/**
+ * The split of one process by DuckDB (memory-bounded): its I/O intervals and compute self-time
+ * segments sorted by start, each adding what reaches past the latest end seen before it (per
+ * kind, and for both kinds together: the larger of the two).
+ */
+async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
+  const [r] = await duck.all(`WITH k AS (
+      SELECT ts, ts + dur AS te, kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
-      SELECT trace, pid, ts, te, 2 AS kind FROM (${COMPUTE_SEGMENTS_SQL})
+      SELECT ts, te, 2 AS kind FROM (${computeSegmentsSql(where)})
     ), w AS (
-      SELECT trace, pid, kind, ts, te,
+      SELECT kind, ts, te,
         max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
         max(CASE WHEN kind = 2 THEN te END) OVER w AS pco
-      FROM k WINDOW w AS (PARTITION BY trace, pid ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+      FROM k WINDOW w AS (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), s AS (
       SELECT *, greatest(coalesce(pio, 0), coalesce(pco, 0)) AS pany FROM w
     )
-    SELECT trace, pid,
+    SELECT
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pco, 0)))) FILTER (WHERE kind = 2), 0) AS comp,
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))), 0) AS anyk
-    FROM s GROUP BY trace, pid`);
-  const out = new Map<string, { io: number; comp: number; any: number }>();
-  for (const r of rows) out.set(`${String(r.trace)}\u0000${num(r.pid)}`, { io: num(r.io), comp: num(r.comp), any: num(r.anyk) });
-  return out;
+    FROM s`);
+  return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk) };
 }
 
 /** The summary as readable tables. */

@@ -1,0 +1,311 @@
+/**
+ * The I/O / compute / overlap split of `summary`, computed over the events' columns in memory.
+ *
+ * - I/O time of a process: the length of the union of its I/O intervals.
+ * - Compute time: the length of the union of the *self time* of its compute events: each one's
+ *   interval minus its children's (found by `p_idx` in the same process, on any thread or lane),
+ *   the children clipped to it.
+ * - Either: the union of both; overlap = io + compute − either.
+ *
+ * A union's length needs no pairing of starts with ends: the number of intervals covering t is
+ * the number of starts ≤ t minus the number of ends ≤ t. So starts and ends are sorted apart
+ * (integer radix sorts) and swept together, the three unions in one pass.
+ */
+import { sortIntegers } from './sort-integers.js';
+
+/** One row per complete event; `group` numbers the processes 0 … groups − 1. */
+export interface SplitColumns {
+  rows: number;
+  groups: number;
+  group: Uint32Array;
+  id: Float64Array;
+  /** The parent's id, or a negative number for none. */
+  parent: Float64Array;
+  ts: Float64Array;
+  te: Float64Array;
+  /** 1 I/O, 2 compute, anything else neither (the tracer's own events). */
+  kind: Uint8Array;
+}
+
+/** Per group: the lengths of the I/O union, the compute self-time union and their union. */
+export interface SplitLengths {
+  io: Float64Array;
+  compute: Float64Array;
+  either: Float64Array;
+}
+
+const IO = 1;
+const COMPUTE = 2;
+
+const isParent = (c: SplitColumns, r: number) => c.kind[r] === COMPUTE && c.te[r]! > c.ts[r]!;
+
+/**
+ * Rows of compute events with a positive length, looked up by (group, id). Ids of a trace are
+ * nearly dense (1, 2, 3, …), so a table indexed by id per group is used when it stays within a few
+ * times the row count; otherwise an open-addressing hash table (a Map of 10 M keys costs seconds).
+ */
+class ParentIndex {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  /** Dense mode: group g's ids [lo[g], lo[g] + span) are at slots[at[g] + id − lo[g]]. */
+  private readonly lo: Float64Array | null = null;
+  private readonly hi: Float64Array | null = null;
+  private readonly at: Float64Array | null = null;
+
+  constructor(private readonly c: SplitColumns) {
+    const lo = new Float64Array(c.groups).fill(Infinity);
+    const hi = new Float64Array(c.groups).fill(-Infinity);
+    let parents = 0;
+    for (let r = 0; r < c.rows; r++) {
+      if (!isParent(c, r)) continue;
+      parents++;
+      const g = c.group[r]!;
+      const i = c.id[r]!;
+      if (i < lo[g]!) lo[g] = i;
+      if (i > hi[g]!) hi[g] = i;
+    }
+    const at = new Float64Array(c.groups + 1);
+    for (let g = 0; g < c.groups; g++) at[g + 1] = at[g]! + (hi[g]! >= lo[g]! ? hi[g]! - lo[g]! + 1 : 0);
+    const span = at[c.groups]!;
+    if (span <= 4 * c.rows + 1024) {
+      this.lo = lo;
+      this.hi = hi;
+      this.at = at;
+      this.slots = new Int32Array(span).fill(-1);
+      this.mask = 0;
+      for (let r = 0; r < c.rows; r++) {
+        if (!isParent(c, r)) continue;
+        const g = c.group[r]!;
+        const s = at[g]! + c.id[r]! - lo[g]!;
+        if (this.slots[s]! < 0) this.slots[s] = r; // a duplicate id: the first one wins
+      }
+      return;
+    }
+    let size = 16;
+    while (size < parents * 2) size *= 2;
+    this.slots = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    for (let r = 0; r < c.rows; r++) if (isParent(c, r)) this.insert(r);
+  }
+
+  private hash(group: number, id: number): number {
+    // ids are integers, possibly above 2^32: fold the high part in
+    const lo = id >>> 0;
+    const hi = (id / 4294967296) >>> 0;
+    return (Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) ^ Math.imul(group, 0xc2b2ae35)) & this.mask;
+  }
+
+  private insert(r: number): void {
+    const { group, id } = this.c;
+    for (let s = this.hash(group[r]!, id[r]!); ; s = (s + 1) & this.mask) {
+      const o = this.slots[s]!;
+      if (o < 0) {
+        this.slots[s] = r;
+        return;
+      }
+      if (id[o] === id[r] && group[o] === group[r]) return; // a duplicate id: the first one wins
+    }
+  }
+
+  /** The row of the compute event `id` in `group`, or -1. */
+  find(g: number, i: number): number {
+    if (this.lo) {
+      if (!(i >= this.lo[g]! && i <= this.hi![g]!)) return -1;
+      return this.slots[this.at![g]! + i - this.lo[g]!]!;
+    }
+    const { group, id } = this.c;
+    for (let s = this.hash(g, i); ; s = (s + 1) & this.mask) {
+      const o = this.slots[s]!;
+      if (o < 0 || (id[o] === i && group[o] === g)) return o;
+    }
+  }
+}
+
+/** Growable (group, start, end) interval lists. */
+class Intervals {
+  group: Float64Array;
+  start: Float64Array;
+  end: Float64Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.group = new Float64Array(Math.max(16, capacity));
+    this.start = new Float64Array(Math.max(16, capacity));
+    this.end = new Float64Array(Math.max(16, capacity));
+  }
+
+  push(g: number, s: number, e: number): void {
+    if (this.length === this.start.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.group = grow(this.group);
+      this.start = grow(this.start);
+      this.end = grow(this.end);
+    }
+    this.group[this.length] = g;
+    this.start[this.length] = s;
+    this.end[this.length] = e;
+    this.length++;
+  }
+}
+
+/**
+ * The self-time segments of every compute event: its interval minus the union of its children's
+ * (clipped to it). Children are gathered per parent (counting sort on the parent's row), then each
+ * parent walks its children by start.
+ */
+export function computeSegments(c: SplitColumns): Intervals {
+  const index = new ParentIndex(c);
+  const childOf = new Int32Array(c.rows).fill(-1);
+  const first = new Int32Array(c.rows + 1);
+  for (let r = 0; r < c.rows; r++) {
+    const p = c.parent[r]!;
+    if (!(p >= 0)) continue;
+    const q = index.find(c.group[r]!, p);
+    if (q < 0 || q === r) continue;
+    if (Math.min(c.te[r]!, c.te[q]!) <= Math.max(c.ts[r]!, c.ts[q]!)) continue; // nothing inside the parent
+    childOf[r] = q;
+    first[q + 1]!++;
+  }
+  for (let r = 0; r < c.rows; r++) first[r + 1]! += first[r]!;
+  const cs = new Float64Array(first[c.rows]!);
+  const ce = new Float64Array(first[c.rows]!);
+  const fill = first.slice(0, c.rows);
+  for (let r = 0; r < c.rows; r++) {
+    const q = childOf[r]!;
+    if (q < 0) continue;
+    const k = fill[q]!++;
+    cs[k] = Math.max(c.ts[r]!, c.ts[q]!);
+    ce[k] = Math.min(c.te[r]!, c.te[q]!);
+  }
+
+  // at most one segment before each child and one after the last
+  let parents = 0;
+  for (let r = 0; r < c.rows; r++) if (isParent(c, r)) parents++;
+  const out = new Intervals(cs.length + parents);
+  for (let r = 0; r < c.rows; r++) {
+    if (!isParent(c, r)) continue;
+    const a = first[r]!;
+    const b = first[r + 1]!;
+    sortByStart(cs, ce, a, b);
+    const g = c.group[r]!;
+    let reach = c.ts[r]!;
+    for (let k = a; k < b; k++) {
+      if (cs[k]! > reach) out.push(g, reach, cs[k]!);
+      if (ce[k]! > reach) reach = ce[k]!;
+    }
+    if (c.te[r]! > reach) out.push(g, reach, c.te[r]!);
+  }
+  return out;
+}
+
+/** Sort the pairs (s[k], e[k]) for a ≤ k < b by s; children usually arrive in order already. */
+function sortByStart(s: Float64Array, e: Float64Array, a: number, b: number): void {
+  let sorted = true;
+  for (let k = a + 1; k < b && sorted; k++) sorted = s[k - 1]! <= s[k]!;
+  if (sorted) return;
+  const order = Array.from({ length: b - a }, (_, i) => a + i).sort((x, y) => s[x]! - s[y]!);
+  const ss = order.map((k) => s[k]!);
+  const ee = order.map((k) => e[k]!);
+  s.set(ss, a);
+  e.set(ee, a);
+}
+
+/** Starts and ends of one kind, grouped (counting sort by group), each group's values sorted. */
+interface Sorted {
+  /** Group g's values are [at[g], at[g + 1]). */
+  at: Int32Array;
+  start: Float64Array;
+  end: Float64Array;
+}
+
+function groupAndSort(iv: Intervals, groups: number, base: Float64Array): Sorted {
+  const n = iv.length;
+  const at = new Int32Array(groups + 1);
+  let start = iv.start.subarray(0, n);
+  let end = iv.end.subarray(0, n);
+  // relative to the group's earliest time, so the radix sort runs on small integers
+  if (groups === 1) {
+    at[1] = n;
+    const b = base[0]!;
+    for (let k = 0; k < n; k++) {
+      start[k]! -= b;
+      end[k]! -= b;
+    }
+  } else {
+    for (let k = 0; k < n; k++) at[iv.group[k]! + 1]!++;
+    for (let g = 0; g < groups; g++) at[g + 1]! += at[g]!;
+    start = new Float64Array(n);
+    end = new Float64Array(n);
+    const fill = at.slice(0, groups);
+    for (let k = 0; k < n; k++) {
+      const g = iv.group[k]!;
+      const j = fill[g]!++;
+      start[j] = iv.start[k]! - base[g]!;
+      end[j] = iv.end[k]! - base[g]!;
+    }
+  }
+  const scratch = iv.group; // the groups are read: it serves as the sort's scratch space
+  for (let g = 0; g < groups; g++) {
+    sortIntegers(start.subarray(at[g]!, at[g + 1]!), scratch);
+    sortIntegers(end.subarray(at[g]!, at[g + 1]!), scratch);
+  }
+  return { at, start, end };
+}
+
+/** The three union lengths per group. */
+export function splitTime(c: SplitColumns): SplitLengths {
+  const base = new Float64Array(c.groups).fill(Infinity);
+  let ios = 0;
+  for (let r = 0; r < c.rows; r++) {
+    const g = c.group[r]!;
+    if (c.ts[r]! < base[g]!) base[g] = c.ts[r]!;
+    if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) ios++;
+  }
+  const io = new Intervals(ios);
+  for (let r = 0; r < c.rows; r++) if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) io.push(c.group[r]!, c.ts[r]!, c.te[r]!);
+  const a = groupAndSort(io, c.groups, base);
+  const b = groupAndSort(computeSegments(c), c.groups, base);
+  const out: SplitLengths = { io: new Float64Array(c.groups), compute: new Float64Array(c.groups), either: new Float64Array(c.groups) };
+  for (let g = 0; g < c.groups; g++) {
+    let i0 = a.at[g]!; // next I/O start
+    let i1 = i0; // next I/O end
+    const iEnd = a.at[g + 1]!;
+    let c0 = b.at[g]!;
+    let c1 = c0;
+    const cEnd = b.at[g + 1]!;
+    let nIo = 0;
+    let nComp = 0;
+    let prev = 0;
+    let lenIo = 0;
+    let lenComp = 0;
+    let lenEither = 0;
+    // every start comes no later than its end, so the ends run out last
+    while (i1 < iEnd || c1 < cEnd) {
+      let t = Infinity;
+      let which = 0;
+      if (i0 < iEnd && a.start[i0]! < t) (t = a.start[i0]!), (which = 0);
+      if (i1 < iEnd && a.end[i1]! < t) (t = a.end[i1]!), (which = 1);
+      if (c0 < cEnd && b.start[c0]! < t) (t = b.start[c0]!), (which = 2);
+      if (c1 < cEnd && b.end[c1]! < t) (t = b.end[c1]!), (which = 3);
+      if (t > prev) {
+        const dt = t - prev;
+        if (nIo > 0) lenIo += dt;
+        if (nComp > 0) lenComp += dt;
+        if (nIo > 0 || nComp > 0) lenEither += dt;
+        prev = t;
+      }
+      if (which === 0) nIo++, i0++;
+      else if (which === 1) nIo--, i1++;
+      else if (which === 2) nComp++, c0++;
+      else nComp--, c1++;
+    }
+    out.io[g] = lenIo;
+    out.compute[g] = lenComp;
+    out.either[g] = lenEither;
+  }
+  return out;
+}
