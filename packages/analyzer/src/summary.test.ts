@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary, type Summary } from './summary.js';
 import { readTrace, tempDir, writeSmallTrace } from './testing/fixtures.js';
 import { writeSyntheticTrace } from './testing/synthetic.js';
+import { TraceWriter } from './testing/trace-writer.js';
 import { READ_CALLS, WRITE_CALLS } from './duck.js';
 
 const { dir, cleanup } = tempDir();
@@ -135,5 +136,21 @@ describe('the I/O / compute split', () => {
     expect(split(batches)).toEqual(split(whole));
     expect(split(duck)).toEqual(split(whole));
   });
-});
 
+  it('ignores children with nothing inside their parent, in memory and in DuckDB alike', async () => {
+    const path = join(dir, 'stray-child.pfw.gz');
+    const t0 = 1760934170000000;
+    const w = new TraceWriter({ path, pid: 7070 });
+    w.header();
+    w.start(t0);
+    const step = w.begin('step', 'compute', t0 + 100);
+    w.complete('read', 'POSIX', t0 + 120, 30, { parent: step }); // inside: hides [120, 150)
+    w.exit(step, t0 + 200);
+    w.complete('late', 'POSIX', t0 + 250, 10, { parent: step, tid: 7071 }); // after its parent ended
+    w.close();
+    for (const splitInMemoryMax of [undefined, 0]) {
+      const p = (await summarize([path], { threads: 1, splitInMemoryMax })).per_process[0]!;
+      expect([p.compute_us, p.io_us, p.overlap_us]).toEqual([70, 40, 0]);
+    }
+  });
+});

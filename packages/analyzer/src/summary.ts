@@ -297,7 +297,8 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
   ), ch AS (
     SELECT c.trace, c.pid, c.p_idx AS parent, p.ts AS pts, p.te AS pte, greatest(c.ts, p.ts) AS cs, least(c.te, p.te) AS ce
     FROM x c JOIN par p ON p.trace = c.trace AND p.pid = c.pid AND p.id = c.p_idx
-    WHERE c.p_idx >= 0
+    -- a child with nothing inside its parent (an async one that started after it ended) hides none of it
+    WHERE c.p_idx >= 0 AND c.id IS DISTINCT FROM c.p_idx AND least(c.te, p.te) > greatest(c.ts, p.ts)
   ), g AS (
     SELECT *, max(ce) OVER (PARTITION BY trace, pid, parent ORDER BY cs, ce ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
     FROM ch
@@ -310,7 +311,7 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     UNION ALL
     -- compute events without children: all of it
     SELECT p.trace, p.pid, p.ts, p.te FROM par p
-    ANTI JOIN (SELECT DISTINCT trace, pid, p_idx AS id FROM x WHERE p_idx >= 0) c ON c.trace = p.trace AND c.pid = p.pid AND c.id = p.id
+    ANTI JOIN (SELECT DISTINCT trace, pid, parent AS id FROM ch) c ON c.trace = p.trace AND c.pid = p.pid AND c.id = p.id
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
 
