@@ -15,7 +15,7 @@
  */
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
-import { splitTime } from './time-split.js';
+import { splitTime, type SplitColumns } from './time-split.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
 export interface NameStats {
@@ -349,15 +349,21 @@ async function timeSplit(duck: Duck, inMemoryMax = SPLIT_IN_MEMORY_MAX): Promise
 async function memoryTimeSplit(duck: Duck, procs: Row[], rows: number): Promise<Lengths[]> {
   const values = procs.map((r, g) => `(${num(r.trace)}, ${num(r.pid)}, ${g})`).join(', ');
   const F = Float64Array;
-  const { rows: n, columns } = await duck.numbers(
-    `WITH p(trace, pid, g) AS (VALUES ${values})
-    SELECT p.g::DOUBLE, coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -1)::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, e.kind::DOUBLE
-    FROM ev e JOIN p ON p.trace = e.trace AND p.pid = e.pid WHERE e.ph = 'X' AND e.ts IS NOT NULL`,
-    [Uint32Array, F, F, F, F, Uint8Array],
-    rows,
-  );
-  const [group, id, parent, ts, te, kind] = columns;
-  const len = splitTime({ rows: n, groups: procs.length, group, id, parent, ts, te, kind });
+  const sql = (group: string) => `WITH p(trace, pid, g) AS (VALUES ${values})
+    SELECT ${group}coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -1)::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, e.kind::DOUBLE
+    FROM ev e JOIN p ON p.trace = e.trace AND p.pid = e.pid WHERE e.ph = 'X' AND e.ts IS NOT NULL`;
+  let c: SplitColumns;
+  if (procs.length === 1) {
+    // one process (a trace file each, the usual case): no group column
+    const { rows: n, columns } = await duck.numbers(sql(''), [F, F, F, F, Uint8Array], rows);
+    const [id, parent, ts, te, kind] = columns;
+    c = { rows: n, groups: 1, id, parent, ts, te, kind };
+  } else {
+    const { rows: n, columns } = await duck.numbers(sql('p.g::DOUBLE, '), [Uint32Array, F, F, F, F, Uint8Array], rows);
+    const [group, id, parent, ts, te, kind] = columns;
+    c = { rows: n, groups: procs.length, group, id, parent, ts, te, kind };
+  }
+  const len = splitTime(c);
   return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]! }));
 }
 

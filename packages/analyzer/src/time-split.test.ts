@@ -12,7 +12,8 @@ interface Ev {
 
 function columns(events: Ev[], groups: number): SplitColumns {
   const col = (k: keyof Ev) => Float64Array.from(events, (e) => e[k]);
-  const group = Uint32Array.from(events, (e) => e.group);
+  // one process needs no group column
+  const group = groups > 1 ? Uint32Array.from(events, (e) => e.group) : undefined;
   const kind = Uint8Array.from(events, (e) => e.kind);
   return { rows: events.length, groups, group, id: col('id'), parent: col('parent'), ts: col('ts'), te: col('te'), kind };
 }

@@ -13,11 +13,11 @@
  */
 import { sortIntegers } from './sort-integers.js';
 
-/** One row per complete event; `group` numbers the processes 0 … groups − 1. */
+/** One row per complete event; `group` numbers the processes 0 … groups − 1 (all 0 when absent). */
 export interface SplitColumns {
   rows: number;
   groups: number;
-  group: Uint32Array;
+  group?: Uint32Array;
   id: Float64Array;
   /** The parent's id, or a negative number for none. */
   parent: Float64Array;
@@ -38,6 +38,7 @@ const IO = 1;
 const COMPUTE = 2;
 
 const isParent = (c: SplitColumns, r: number) => c.kind[r] === COMPUTE && c.te[r]! > c.ts[r]!;
+const groupOf = (c: SplitColumns, r: number) => (c.group === undefined ? 0 : c.group[r]!);
 
 /**
  * Rows of compute events with a positive length, looked up by (group, id). Ids of a trace are
@@ -59,7 +60,7 @@ class ParentIndex {
     for (let r = 0; r < c.rows; r++) {
       if (!isParent(c, r)) continue;
       parents++;
-      const g = c.group[r]!;
+      const g = groupOf(c, r);
       const i = c.id[r]!;
       if (i < lo[g]!) lo[g] = i;
       if (i > hi[g]!) hi[g] = i;
@@ -75,7 +76,7 @@ class ParentIndex {
       this.mask = 0;
       for (let r = 0; r < c.rows; r++) {
         if (!isParent(c, r)) continue;
-        const g = c.group[r]!;
+        const g = groupOf(c, r);
         const s = at[g]! + c.id[r]! - lo[g]!;
         if (this.slots[s]! < 0) this.slots[s] = r; // a duplicate id: the first one wins
       }
@@ -96,14 +97,15 @@ class ParentIndex {
   }
 
   private insert(r: number): void {
-    const { group, id } = this.c;
-    for (let s = this.hash(group[r]!, id[r]!); ; s = (s + 1) & this.mask) {
+    const { id } = this.c;
+    const g = groupOf(this.c, r);
+    for (let s = this.hash(g, id[r]!); ; s = (s + 1) & this.mask) {
       const o = this.slots[s]!;
       if (o < 0) {
         this.slots[s] = r;
         return;
       }
-      if (id[o] === id[r] && group[o] === group[r]) return; // a duplicate id: the first one wins
+      if (id[o] === id[r] && groupOf(this.c, o) === g) return; // a duplicate id: the first one wins
     }
   }
 
@@ -113,39 +115,29 @@ class ParentIndex {
       if (!(i >= this.lo[g]! && i <= this.hi![g]!)) return -1;
       return this.slots[this.at![g]! + i - this.lo[g]!]!;
     }
-    const { group, id } = this.c;
+    const { id } = this.c;
     for (let s = this.hash(g, i); ; s = (s + 1) & this.mask) {
       const o = this.slots[s]!;
-      if (o < 0 || (id[o] === i && group[o] === g)) return o;
+      if (o < 0 || (id[o] === i && groupOf(this.c, o) === g)) return o;
     }
   }
 }
 
-/** Growable (group, start, end) interval lists. */
+/** (group, start, end) interval lists of a known size; the group only when there are several. */
 class Intervals {
-  group: Float64Array;
-  start: Float64Array;
-  end: Float64Array;
+  readonly group: Float64Array | null;
+  readonly start: Float64Array;
+  readonly end: Float64Array;
   length = 0;
 
-  constructor(capacity: number) {
-    this.group = new Float64Array(Math.max(16, capacity));
-    this.start = new Float64Array(Math.max(16, capacity));
-    this.end = new Float64Array(Math.max(16, capacity));
+  constructor(capacity: number, groups: number) {
+    this.group = groups > 1 ? new Float64Array(capacity) : null;
+    this.start = new Float64Array(capacity);
+    this.end = new Float64Array(capacity);
   }
 
   push(g: number, s: number, e: number): void {
-    if (this.length === this.start.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.group = grow(this.group);
-      this.start = grow(this.start);
-      this.end = grow(this.end);
-    }
-    this.group[this.length] = g;
+    if (this.group !== null) this.group[this.length] = g;
     this.start[this.length] = s;
     this.end[this.length] = e;
     this.length++;
@@ -154,50 +146,56 @@ class Intervals {
 
 /**
  * The self-time segments of every compute event: its interval minus the union of its children's
- * (clipped to it). Children are gathered per parent (counting sort on the parent's row), then each
- * parent walks its children by start.
+ * (clipped to it). Children are gathered per parent (a counting sort on the parent's row), then
+ * each parent walks its children by start: once to count its segments, once to write them.
  */
 export function computeSegments(c: SplitColumns): Intervals {
   const index = new ParentIndex(c);
-  const childOf = new Int32Array(c.rows).fill(-1);
-  const first = new Int32Array(c.rows + 1);
-  for (let r = 0; r < c.rows; r++) {
+  // the row of r's parent when r is a child that hides some of a compute parent, else -1
+  const parentRow = (r: number): number => {
     const p = c.parent[r]!;
-    if (!(p >= 0)) continue;
-    const q = index.find(c.group[r]!, p);
-    if (q < 0 || q === r) continue;
-    if (Math.min(c.te[r]!, c.te[q]!) <= Math.max(c.ts[r]!, c.ts[q]!)) continue; // nothing inside the parent
-    childOf[r] = q;
-    first[q + 1]!++;
-  }
-  for (let r = 0; r < c.rows; r++) first[r + 1]! += first[r]!;
-  const cs = new Float64Array(first[c.rows]!);
-  const ce = new Float64Array(first[c.rows]!);
-  const fill = first.slice(0, c.rows);
+    if (!(p >= 0)) return -1;
+    const q = index.find(groupOf(c, r), p);
+    if (q < 0 || q === r || Math.min(c.te[r]!, c.te[q]!) <= Math.max(c.ts[r]!, c.ts[q]!)) return -1;
+    return q;
+  };
+  // counts, then prefix sums, then a fill that leaves row q's children at [at[q], at[q + 1])
+  const at = new Int32Array(c.rows + 2);
   for (let r = 0; r < c.rows; r++) {
-    const q = childOf[r]!;
+    const q = parentRow(r);
+    if (q >= 0) at[q + 2]!++;
+  }
+  for (let r = 2; r <= c.rows + 1; r++) at[r]! += at[r - 1]!;
+  const cs = new Float64Array(at[c.rows + 1]!);
+  const ce = new Float64Array(at[c.rows + 1]!);
+  for (let r = 0; r < c.rows; r++) {
+    const q = parentRow(r);
     if (q < 0) continue;
-    const k = fill[q]!++;
+    const k = at[q + 1]!++;
     cs[k] = Math.max(c.ts[r]!, c.ts[q]!);
     ce[k] = Math.min(c.te[r]!, c.te[q]!);
   }
 
-  // at most one segment before each child and one after the last
-  let parents = 0;
-  for (let r = 0; r < c.rows; r++) if (isParent(c, r)) parents++;
-  const out = new Intervals(cs.length + parents);
-  for (let r = 0; r < c.rows; r++) {
-    if (!isParent(c, r)) continue;
-    const a = first[r]!;
-    const b = first[r + 1]!;
-    sortByStart(cs, ce, a, b);
-    const g = c.group[r]!;
+  const walk = (r: number, emit: (s: number, e: number) => void): void => {
     let reach = c.ts[r]!;
-    for (let k = a; k < b; k++) {
-      if (cs[k]! > reach) out.push(g, reach, cs[k]!);
+    for (let k = at[r]!, end = at[r + 1]!; k < end; k++) {
+      if (cs[k]! > reach) emit(reach, cs[k]!);
       if (ce[k]! > reach) reach = ce[k]!;
     }
-    if (c.te[r]! > reach) out.push(g, reach, c.te[r]!);
+    if (c.te[r]! > reach) emit(reach, c.te[r]!);
+  };
+  let segments = 0;
+  const count = () => void segments++;
+  for (let r = 0; r < c.rows; r++) {
+    if (!isParent(c, r)) continue;
+    sortByStart(cs, ce, at[r]!, at[r + 1]!);
+    walk(r, count);
+  }
+  const out = new Intervals(segments, c.groups);
+  for (let r = 0; r < c.rows; r++) {
+    if (!isParent(c, r)) continue;
+    const g = groupOf(c, r);
+    walk(r, (s, e) => out.push(g, s, e));
   }
   return out;
 }
@@ -222,33 +220,33 @@ interface Sorted {
   end: Float64Array;
 }
 
-function groupAndSort(iv: Intervals, groups: number, base: Float64Array): Sorted {
+function groupAndSort(iv: Intervals, groups: number, base: Float64Array, scratch: Float64Array): Sorted {
   const n = iv.length;
   const at = new Int32Array(groups + 1);
   let start = iv.start.subarray(0, n);
   let end = iv.end.subarray(0, n);
   // relative to the group's earliest time, so the radix sort runs on small integers
-  if (groups === 1) {
-    at[1] = n;
+  if (iv.group === null) {
+    at[groups] = n;
     const b = base[0]!;
     for (let k = 0; k < n; k++) {
       start[k]! -= b;
       end[k]! -= b;
     }
   } else {
-    for (let k = 0; k < n; k++) at[iv.group[k]! + 1]!++;
+    const group = iv.group;
+    for (let k = 0; k < n; k++) at[group[k]! + 1]!++;
     for (let g = 0; g < groups; g++) at[g + 1]! += at[g]!;
     start = new Float64Array(n);
     end = new Float64Array(n);
     const fill = at.slice(0, groups);
     for (let k = 0; k < n; k++) {
-      const g = iv.group[k]!;
+      const g = group[k]!;
       const j = fill[g]!++;
       start[j] = iv.start[k]! - base[g]!;
       end[j] = iv.end[k]! - base[g]!;
     }
   }
-  const scratch = iv.group; // the groups are read: it serves as the sort's scratch space
   for (let g = 0; g < groups; g++) {
     sortIntegers(start.subarray(at[g]!, at[g + 1]!), scratch);
     sortIntegers(end.subarray(at[g]!, at[g + 1]!), scratch);
@@ -261,14 +259,16 @@ export function splitTime(c: SplitColumns): SplitLengths {
   const base = new Float64Array(c.groups).fill(Infinity);
   let ios = 0;
   for (let r = 0; r < c.rows; r++) {
-    const g = c.group[r]!;
+    const g = groupOf(c, r);
     if (c.ts[r]! < base[g]!) base[g] = c.ts[r]!;
     if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) ios++;
   }
-  const io = new Intervals(ios);
-  for (let r = 0; r < c.rows; r++) if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) io.push(c.group[r]!, c.ts[r]!, c.te[r]!);
-  const a = groupAndSort(io, c.groups, base);
-  const b = groupAndSort(computeSegments(c), c.groups, base);
+  const io = new Intervals(ios, c.groups);
+  for (let r = 0; r < c.rows; r++) if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) io.push(groupOf(c, r), c.ts[r]!, c.te[r]!);
+  const segments = computeSegments(c);
+  const scratch = new Float64Array(Math.max(io.length, segments.length));
+  const a = groupAndSort(io, c.groups, base, scratch);
+  const b = groupAndSort(segments, c.groups, base, scratch);
   const out: SplitLengths = { io: new Float64Array(c.groups), compute: new Float64Array(c.groups), either: new Float64Array(c.groups) };
   for (let g = 0; g < c.groups; g++) {
     let i0 = a.at[g]!; // next I/O start
