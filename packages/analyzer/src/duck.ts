@@ -28,10 +28,10 @@ export type Row = Record<string, unknown>;
 export type NumberArray = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
 
 /**
- * DuckDB's memory limit unless one is given: small, so that memory stays nearly flat as traces
- * grow (summary, measured: peak RSS 385 MiB at 1 M events, 541 MiB at 10 M; with 1GB: 1.4 GiB at
- * 10 M for 10 % less time). Table data lives in a database file in a private temp directory, so
- * DuckDB can evict it (a temporary table loads faster but peaked at 787 MiB at 10 M).
+ * DuckDB's memory limit unless one is given: small, so that DuckDB's share of memory stays
+ * nearly flat as traces grow (loading 10 M events: 330–440 MiB RSS at 256MB, 650–820 MiB at 1GB,
+ * for no gain in time). Table data lives in a database file in a private temp directory, so
+ * DuckDB can evict it (a temporary table loads faster but is slower to read back).
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 

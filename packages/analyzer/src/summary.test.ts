@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary, type Summary } from './summary.js';
@@ -153,4 +154,16 @@ describe('the I/O / compute split', () => {
       expect([p.compute_us, p.io_us, p.overlap_us]).toEqual([70, 40, 0]);
     }
   });
+
+  it('splits the events of lines without a pid as one process of their own', async () => {
+    const path = join(dir, 'no-pid.pfw');
+    const ev = (id: number, name: string, cat: string, ts: number, dur: number, parent: number) =>
+      JSON.stringify({ id, name, cat, tid: 1, ts: 1760934170000000 + ts, dur, ph: 'X', args: { level: parent < 0 ? 1 : 2, p_idx: parent } });
+    writeFileSync(path, ['[', ev(2, 'read', 'POSIX', 10, 20, 1), ev(1, 'step', 'compute', 0, 100, -1), ''].join('\n'));
+    for (const splitInMemoryMax of [undefined, 0]) {
+      const p = (await summarize([path], { threads: 1, splitInMemoryMax })).per_process;
+      expect(p.map((x) => [x.events, x.io_us, x.compute_us])).toEqual([[2, 20, 80]]);
+    }
+  });
 });
+
