@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { prng as rng } from './testing/synthetic.js';
 import { sortIntegers } from './sort-integers.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('sortIntegers', () => {
   it.each([

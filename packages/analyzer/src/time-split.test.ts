@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { prng as rng } from './testing/synthetic.js';
 import { splitTime, type SplitColumns } from './time-split.js';
 
 interface Ev {
@@ -40,15 +41,6 @@ function bruteForce(events: Ev[], group: number): { io: number; compute: number;
     either += +(isIo || isComp);
   }
   return { io, compute, either };
-}
-
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('splitTime', () => {

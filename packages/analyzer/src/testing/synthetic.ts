@@ -24,8 +24,8 @@ export interface SyntheticResult {
   lastTs: number;
 }
 
-/** mulberry32: a tiny deterministic PRNG. */
-function prng(seed: number): () => number {
+/** mulberry32: a tiny deterministic PRNG (tests use it too, so a failure reproduces). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
