@@ -55,7 +55,18 @@ export class Duck {
     /** A private temporary directory (DuckDB spills here; removed by `close()`). */
     readonly tempDir: string,
     private readonly onProgress?: (percent: number) => void,
+    /** A second connection of `connect()`: closing it leaves the database alone. */
+    private readonly borrowed = false,
   ) {}
+
+  /**
+   * Another connection to the same database, for a query that should run while this one is busy
+   * (DuckDB runs one statement per connection at a time). Close it before this one.
+   */
+  async connect(): Promise<Duck> {
+    const conn = await this.instance.connect();
+    return new Duck(this.instance, conn, this.tempDir, undefined, true);
+  }
 
   static async open(opts: DuckOptions = {}): Promise<Duck> {
     const tempDir = mkdtempSync(join(tmpdir(), 'dftracer-duck-'));
@@ -150,6 +161,10 @@ export class Duck {
   }
 
   close(): void {
+    if (this.borrowed) {
+      this.conn.closeSync();
+      return;
+    }
     try {
       this.conn.closeSync();
       this.instance.closeSync();

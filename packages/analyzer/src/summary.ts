@@ -134,6 +134,7 @@ export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
+type Lengths = { io: number; comp: number; any: number };
 const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${pid == null ? 'null' : num(pid)}`;
 /** A number as SQL, NULL for a missing one (a line without a pid still belongs to some process). */
 const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
@@ -151,6 +152,20 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
+  // The split reads its columns out of DuckDB and sweeps them in JS, on a second connection,
+  // while DuckDB answers the grouped queries on this one.
+  const second = await duck.connect();
+  const split = timeSplit(second, opts.splitInMemoryMax);
+  try {
+    return await groupedSummary(duck, files, opts, split);
+  } finally {
+    await split.catch(() => undefined); // settled before its connection closes
+    second.close();
+  }
+}
+
+/** Everything but the split, which comes in as a promise and is awaited last. */
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, splitting: Promise<Map<string, Lengths>>): Promise<Summary> {
   const top = opts.top ?? 10;
   const [overview] = await duck.all(`SELECT
       count(*) FILTER (WHERE ph = 'X') AS events,
@@ -222,7 +237,7 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
-  const split = await timeSplit(duck, opts.splitInMemoryMax);
+  const split = await splitting;
   const perProcess = procRows.map((r): ProcessStats => {
     const k = procKey(r.trace, r.pid);
     const s = split.get(k) ?? { io: 0, comp: 0, any: 0 };
@@ -326,7 +341,6 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
  */
 export const SPLIT_IN_MEMORY_MAX = 12_000_000;
 
-type Lengths = { io: number; comp: number; any: number };
 
 /** Union lengths per process (I/O, compute self time, either), keyed by `procKey`. */
 async function timeSplit(duck: Duck, inMemoryMax = SPLIT_IN_MEMORY_MAX): Promise<Map<string, Lengths>> {
