@@ -186,8 +186,8 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
     if (nl < 0) nl = n;
 
     // Shape: the SHAPE_WORDS words after the id (`,"name":"…","cat":"…"…`), or, on a short
-    // line or without word copies, the bytes up to the 10th quote with digits skipped. A shape
-    // is only a guess at the reference line: a collision costs size, never correctness.
+    // line, the bytes up to the 10th quote with digits skipped. A shape is only a guess at the
+    // reference line: a collision costs size, never correctness.
     let h = 0;
     let p = c;
     if (b[c + 1] === 34 && b[c + 2] === 105 && b[c + 3] === 100) {
