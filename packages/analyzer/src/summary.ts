@@ -124,7 +124,8 @@ export interface SummaryOptions {
   onProgress?: (percent: number) => void;
   /**
    * Events of consecutive processes split into I/O and compute time in memory at once (default
-   * `SPLIT_IN_MEMORY_MAX`); a process with more is split by DuckDB, memory-bounded but slower.
+   * 12 M, about 1.2 GiB at the peak); a process with more is split by DuckDB, memory-bounded but
+   * slower.
    */
   splitInMemoryMax?: number;
 }
