@@ -215,8 +215,7 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
     let i = c;
     // Carry the open match from the previous line on as far as it still matches.
     if (mLen > 0) {
-      const d = mDist;
-      while (i < end && b[i] === b[i - d]) i++;
+      i = equalRunEnd(b, c, mDist, end);
       mLen += i - c;
       if (i < end) {
         t = emitMatch(b, mStart, mLen, mDist, t);
@@ -230,26 +229,7 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
         // An equal run: extend it as far as it goes within this line.
         const s = i;
         const d = i - j;
-        // Eight bytes at a time, then four, while both lie within the line; then byte by byte.
-        // Equal doubles have equal bits but for ±0 (and NaN is never equal): zeros are left to
-        // the exact 4-byte compare.
-        const dv = view;
-        while (i + 8 <= end) {
-          const a = dv.getFloat64(i, true);
-          if (a !== dv.getFloat64(i - d, true) || a === 0) break;
-          i += 8;
-        }
-        let differs = false;
-        while (i + 4 <= end) {
-          const x = dv.getInt32(i, true) ^ dv.getInt32(i - d, true);
-          if (x !== 0) {
-            i += (31 - Math.clz32(x & -x)) >> 3; // the first differing byte
-            differs = true;
-            break;
-          }
-          i += 4;
-        }
-        if (!differs) while (i < end && b[i] === b[i - d]) i++;
+        i = equalRunEnd(b, i, d, end);
         j = i - d;
         if (d > WINDOW) {
           for (let k = s; k < i; k++) {
@@ -287,7 +267,7 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
           if (p >= 0 && i - p <= WINDOW) {
             const d = i - p;
             const s = i;
-            while (i < end && b[i] === b[i - d]) i++;
+            i = equalRunEnd(b, i, d, end);
             if (i - s >= q - s) {
               // The whole string matched (and maybe more): realign the reference after its own
               // copy of the string, as if the two strings had had the same length.
@@ -332,6 +312,27 @@ function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
     st.mDist = mDist;
     return end;
   }
+}
+
+/**
+ * Where the run of bytes equal to those `d` back, starting at `i`, ends (at most `end`). Eight
+ * bytes at a time, then four, then byte by byte. Equal doubles have equal bits but for ±0 (and NaN
+ * is never equal): zeros are left to the exact 4-byte compare.
+ */
+function equalRunEnd(b: Uint8Array, i: number, d: number, end: number): number {
+  const dv = view;
+  while (i + 8 <= end) {
+    const a = dv.getFloat64(i, true);
+    if (a !== dv.getFloat64(i - d, true) || a === 0) break;
+    i += 8;
+  }
+  while (i + 4 <= end) {
+    const x = dv.getInt32(i, true) ^ dv.getInt32(i - d, true);
+    if (x !== 0) return i + ((31 - Math.clz32(x & -x)) >> 3); // the first differing byte
+    i += 4;
+  }
+  while (i < end && b[i] === b[i - d]) i++;
+  return i;
 }
 
 /**
