@@ -149,7 +149,7 @@ class Intervals {
  * (clipped to it). Children are gathered per parent (a counting sort on the parent's row), then
  * each parent walks its children by start: once to count its segments, once to write them.
  */
-export function computeSegments(c: SplitColumns): Intervals {
+function computeSegments(c: SplitColumns): Intervals {
   const index = new ParentIndex(c);
   // the row of r's parent when r is a child that hides some of a compute parent, else -1
   const parentRow = (r: number): number => {
