@@ -11,13 +11,13 @@ import type { Args } from './types.js';
 /** The longest event line written; longer ones have their string args cut (upstream's limit). */
 export const MAX_EVENT_BYTES = 16 * 1024;
 
-const TAG_NUM = 0;
-const TAG_STR = 1; // needs JSON escaping
-const TAG_RAW = 2; // already JSON text (hashes, serialised objects, bigints, replacements)
-const TAG_TRUE = 3;
-const TAG_FALSE = 4;
-const TAG_NULL = 5;
-const TAG_ISTR = 6; // an interned string: argNum holds its index in Interner.strFrag
+export const TAG_NUM = 0;
+export const TAG_STR = 1; // needs JSON escaping
+export const TAG_RAW = 2; // already JSON text (hashes, serialised objects, bigints, replacements)
+export const TAG_TRUE = 3;
+export const TAG_FALSE = 4;
+export const TAG_NULL = 5;
+export const TAG_ISTR = 6; // an interned string: argNum holds its index in Interner.strFrag
 
 /** (name, cat) pairs and arg keys interned to small ints with their JSON fragments precomputed. */
 export class Interner {
@@ -360,44 +360,45 @@ export interface FormatContext {
 
 /** Writes every event of the buffer as DFTracer E2 lines (field order fixed by the format), as UTF-8. */
 export function formatEvents(buf: EventColumns, ctx: FormatContext, out: TextSink): void {
-  const { incMetadata, argsHead } = ctx;
-  const frag = ctx.kindFrag;
-  const keyFrag = ctx.keyFrag;
+  const cuts = { count: 0 };
   let argStart = 0;
-  let tsHi = -1;
-  let tsHiText = '';
-  let truncated = 0;
   for (let i = 0; i < buf.count; i++) {
-    // ts is ~1.7e15: printing its high and low halves separately avoids slow double-to-string.
-    // A plugin may hand over any time (small, fractional, NaN): that goes the general way.
-    const ts = buf.ts[i]!;
-    let tsText: string;
-    if (ts >= 1e6 && ts <= Number.MAX_SAFE_INTEGER && ts === Math.floor(ts)) {
-      const hi = Math.floor(ts / 1e6);
-      if (hi !== tsHi) {
-        tsHi = hi;
-        tsHiText = String(hi);
-      }
-      tsText = tsHiText + String(ts - hi * 1e6 + 1e6).slice(1);
-    } else tsText = numberText(ts);
-    let line = '{"id":' + buf.id[i]! + frag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsText + ',"dur":' + buf.dur[i]!;
     const argEnd = buf.argEnd[i]!;
-    if (incMetadata) {
-      line += argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
-      if (argEnd > argStart) line += formatArgs(buf, keyFrag, ctx.strFrag, argStart, argEnd, Infinity);
-      line += '}}\n';
-      if (line.length > MAX_EVENT_BYTES / 3 && Buffer.byteLength(line) > MAX_EVENT_BYTES) {
-        line = truncateLine(buf, ctx, i, argStart, argEnd, line);
-        truncated++;
-      }
-    } else {
-      line += ',"ph":"X"}\n';
-    }
-    out.write(line);
+    out.write(formatLine(buf, ctx, i, argStart, argEnd, cuts));
     argStart = argEnd;
   }
-  if (truncated > 0) ctx.onTruncated(truncated);
+  if (cuts.count > 0) ctx.onTruncated(cuts.count);
 }
+
+/** The text of event `i` (its args are [from, to)); `cuts.count` counts lines whose string args were cut. */
+export function formatLine(buf: EventColumns, ctx: FormatContext, i: number, from: number, to: number, cuts: { count: number }): string {
+  // ts is ~1.7e15: printing its high and low halves separately avoids slow double-to-string.
+  // A plugin may hand over any time (small, fractional, NaN): that goes the general way.
+  const ts = buf.ts[i]!;
+  let tsText: string;
+  if (ts >= 1e6 && ts <= Number.MAX_SAFE_INTEGER && ts === Math.floor(ts)) {
+    const hi = Math.floor(ts / 1e6);
+    if (hi !== tsHi) {
+      tsHi = hi;
+      tsHiText = String(hi);
+    }
+    tsText = tsHiText + String(ts - hi * 1e6 + 1e6).slice(1);
+  } else tsText = numberText(ts);
+  let line = '{"id":' + buf.id[i]! + ctx.kindFrag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsText + ',"dur":' + buf.dur[i]!;
+  if (!ctx.incMetadata) return line + ',"ph":"X"}\n';
+  line += ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
+  if (to > from) line += formatArgs(buf, ctx.keyFrag, ctx.strFrag, from, to, Infinity);
+  line += '}}\n';
+  if (line.length > MAX_EVENT_BYTES / 3 && Buffer.byteLength(line) > MAX_EVENT_BYTES) {
+    line = truncateLine(buf, ctx, i, from, to, line);
+    cuts.count++;
+  }
+  return line;
+}
+
+// The text of the last ts's high half: consecutive events share it.
+let tsHi = -1;
+let tsHiText = '';
 
 function formatArgs(buf: EventColumns, keyFrag: readonly string[], strFrag: readonly string[], from: number, to: number, maxString: number): string {
   let s = '';

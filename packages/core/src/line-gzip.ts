@@ -18,15 +18,7 @@
  * far; see `gzipLines`.
  */
 import { crc32, gzipSync } from "node:zlib";
-import { BitWriter } from "./bit-writer.js";
-import { canonicalCodes, codeLengths } from "./huffman.js";
-
-const WINDOW = 32768;
-const MIN_MATCH = 3;
-const MAX_MATCH = 258;
-/** Match tokens are `len << 16 | dist`; anything below this is a literal byte. */
-const LIT_LIMIT = 256;
-const END_OF_BLOCK = 256;
+import { DeflateTokens, MIN_MATCH, WINDOW, gzipMember } from "./deflate-block.js";
 
 /**
  * Value delimiters of JSON text: a difference is resolved by skipping to the next one in both
@@ -34,50 +26,6 @@ const END_OF_BLOCK = 256;
  */
 const DELIM = new Uint8Array(256);
 for (const c of ',:}]"\n') DELIM[c.charCodeAt(0)] = 1;
-
-/** Length symbol (257..285), its extra-bit count and base, indexed by match length (RFC 1951 §3.2.5). */
-const LEN_SYM = new Uint16Array(MAX_MATCH + 1);
-const LEN_EXTRA = new Uint8Array(MAX_MATCH + 1);
-const LEN_BASE = new Uint16Array(MAX_MATCH + 1);
-{
-  // Codes 257..264 carry lengths 3..10 exactly; then each group of four codes doubles its span.
-  let sym = 257;
-  let base = 3;
-  for (let extra = 0; extra <= 5; extra++) {
-    for (let k = 0; k < (extra === 0 ? 8 : 4); k++, sym++) {
-      for (
-        let len = base;
-        len < base + (1 << extra) && len < MAX_MATCH;
-        len++
-      ) {
-        LEN_SYM[len] = sym;
-        LEN_EXTRA[len] = extra;
-        LEN_BASE[len] = base;
-      }
-      base += 1 << extra;
-    }
-  }
-  // 258 has its own code, 285 with no extra bits (284 + 31 would also spell it, but not validly).
-  LEN_SYM[MAX_MATCH] = 285;
-  LEN_EXTRA[MAX_MATCH] = 0;
-  LEN_BASE[MAX_MATCH] = MAX_MATCH;
-}
-
-/**
- * Distance symbol (0..29) of `dist`: codes 0..3 are distances 1..4, then two codes per power of
- * two, told apart by the bit below the top bit of dist-1.
- */
-function distSym(dist: number): number {
-  const x = dist - 1;
-  if (x < 4) return x;
-  const top = 31 - Math.clz32(x);
-  return 2 * top + ((x >>> (top - 1)) & 1);
-}
-
-/** Order in which code-length code lengths are sent (RFC 1951 §3.2.7). */
-const CL_ORDER = [
-  16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
-];
 
 /** Shape table: hash of a line's leading structure → start of the last line with that hash. */
 const SHAPE_BITS = 12;
@@ -97,12 +45,9 @@ let bytesScratch = Buffer.allocUnsafe(0);
  * as much per byte as a word compare per word.
  */
 let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-let tokens = new Uint32Array(0);
-let outScratch = new Uint8Array(0);
+const tokens = new DeflateTokens();
 const shapes = new Int32Array(1 << SHAPE_BITS);
 const strings = new Int32Array(1 << STRING_BITS);
-const litFreq = new Uint32Array(286);
-const distFreq = new Uint32Array(30);
 
 /**
  * Gzips `text` (a string, or its UTF-8 bytes) as one gzip member: a file of several such
@@ -123,11 +68,11 @@ export function gzipLines(text: string | Buffer, fallbackLevel = 1): Buffer {
   }
   const n = bytes.length;
   view = new DataView(bytes.buffer, bytes.byteOffset, n);
-  if (tokens.length < n + 1) tokens = new Uint32Array(Math.max(n + 1, 1 << 14));
+  tokens.reset(n + 1); // a token per byte at most
 
   const count = tokenize(bytes, n);
   if (count < 0) return gzipSync(bytes, { level: fallbackLevel });
-  return writeMember(bytes, n, count);
+  return gzipMember(tokens, count, crc32(bytes), n);
 }
 
 /**
@@ -138,8 +83,6 @@ export function gzipLines(text: string | Buffer, fallbackLevel = 1): Buffer {
  * in a heap context and make every access in the loop slower).
  */
 function tokenize(b: Buffer, n: number): number {
-  litFreq.fill(0);
-  distFreq.fill(0);
   shapes.fill(-1);
   strings.fill(-1);
   const st = state;
@@ -149,7 +92,7 @@ function tokenize(b: Buffer, n: number): number {
   for (let c = 0; c < n; ) c = tokenizeLine(b, n, c, st);
   if (st.mLen > 0) st.t = emitMatch(b, st.mStart, st.mLen, st.mDist, st.t);
   let literals = 0;
-  for (let k = 0; k < 256; k++) literals += litFreq[k]!;
+  for (let k = 0; k < 256; k++) literals += tokens.litFreq[k]!;
   return literals * 2 > n ? -1 : st.t;
 }
 
@@ -172,8 +115,8 @@ const state: LineState = { t: 0, mStart: 0, mLen: 0, mDist: 0, prevLine: -1 };
  * on-stack-replacing a long loop, whose code deoptimizes at the first path it has not seen.
  */
 function tokenizeLine(b: Buffer, n: number, c: number, st: LineState): number {
-  const tok = tokens;
-  const lf = litFreq;
+  const tok = tokens.buf;
+  const lf = tokens.litFreq;
   const strs = strings;
   let t = st.t;
   let mStart = st.mStart;
@@ -337,214 +280,16 @@ function equalRunEnd(b: Uint8Array, i: number, d: number, end: number): number {
 
 /**
  * Appends the match [start, start+len) at distance `dist` to the tokens: as literals when shorter
- * than 3, else in pieces of at most 258 bytes, each at least 3. Returns the new token count.
+ * than 3. Returns the new token count.
  */
-function emitMatch(
-  b: Uint8Array,
-  start: number,
-  len: number,
-  dist: number,
-  t: number
-): number {
-  const tok = tokens;
-  if (len < MIN_MATCH) {
-    for (let k = 0; k < len; k++) {
-      const y = b[start + k]!;
-      tok[t++] = y;
-      litFreq[y]!++;
-    }
-    return t;
-  }
-  const ds = distSym(dist);
-  while (len > 0) {
-    let l = len > MAX_MATCH ? MAX_MATCH : len;
-    if (len - l > 0 && len - l < MIN_MATCH) l = len - MIN_MATCH;
-    tok[t++] = (l << 16) | dist;
-    litFreq[LEN_SYM[l]!]!++;
-    distFreq[ds]!++;
-    len -= l;
+function emitMatch(b: Uint8Array, start: number, len: number, dist: number, t: number): number {
+  if (len >= MIN_MATCH) return tokens.match(t, len, dist);
+  const tok = tokens.buf;
+  const lf = tokens.litFreq;
+  for (let k = 0; k < len; k++) {
+    const y = b[start + k]!;
+    tok[t++] = y;
+    lf[y]!++;
   }
   return t;
-}
-
-/** Header, one dynamic-Huffman block of `count` tokens, trailer. */
-function writeMember(bytes: Uint8Array, n: number, count: number): Buffer {
-  // Worst case: 15 bits per literal byte, or 48 bits per match of ≥ 3 bytes: under 2 bytes per
-  // input byte, plus the block header (at most ~ (19·3 + 320·7) bits) and the gzip framing.
-  const bound = 2 * n + 1024;
-  if (outScratch.length < bound)
-    outScratch = new Uint8Array(Math.max(bound, 1 << 16));
-  const out = outScratch;
-  // RFC 1952 header: magic, CM=8 (deflate), no flags, no mtime, XFL=0, OS=3 (Unix), as zlib writes.
-  out.set([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3], 0);
-  const w = new BitWriter(out, 10);
-
-  litFreq[END_OF_BLOCK]!++;
-  const litLen = codeLengths(litFreq, 15);
-  const distLen = codeLengths(distFreq, 15);
-  const litCode = canonicalCodes(litLen);
-  const distCode = canonicalCodes(distLen);
-  w.bits(1, 1); // BFINAL
-  w.bits(2, 2); // BTYPE = dynamic Huffman
-  writeCodeLengths(w, litLen, distLen);
-
-  writeTokens(w, count, litCode, litLen, distCode, distLen);
-  w.bits(litCode[END_OF_BLOCK]!, litLen[END_OF_BLOCK]!);
-  let pos = w.finish();
-
-  // RFC 1952 trailer: CRC-32 and length mod 2^32 of the uncompressed bytes, little-endian.
-  const crc = crc32(bytes);
-  const size = n >>> 0;
-  for (const v of [crc, size]) {
-    out[pos++] = v & 0xff;
-    out[pos++] = (v >>> 8) & 0xff;
-    out[pos++] = (v >>> 16) & 0xff;
-    out[pos++] = (v >>> 24) & 0xff;
-  }
-  return Buffer.from(out.subarray(0, pos));
-}
-
-/**
- * The block's symbols. The bit writer's state lives in locals here (this loop is most of the
- * writing time), flushing two bytes whenever 16 bits have gathered.
- */
-function writeTokens(
-  w: BitWriter,
-  count: number,
-  litCode: Uint16Array,
-  litLen: Uint8Array,
-  distCode: Uint16Array,
-  distLen: Uint8Array
-): void {
-  const tok = tokens;
-  const out = w.out;
-  let pos = w.pos;
-  let acc = w.acc;
-  let nb = w.n;
-  for (let k = 0; k < count; k++) {
-    const v = tok[k]!;
-    if (v < LIT_LIMIT) {
-      acc |= litCode[v]! << nb;
-      nb += litLen[v]!;
-    } else {
-      // Up to 15 + 5 + 15 + 13 bits: flush after each part so the 32-bit accumulator never overflows.
-      const len = v >>> 16;
-      const ls = LEN_SYM[len]!;
-      acc |= litCode[ls]! << nb;
-      nb += litLen[ls]!;
-      if (nb >= 16) {
-        out[pos++] = acc & 0xff;
-        out[pos++] = (acc >>> 8) & 0xff;
-        acc >>>= 16;
-        nb -= 16;
-      }
-      acc |= (len - LEN_BASE[len]!) << nb;
-      nb += LEN_EXTRA[len]!;
-      if (nb >= 16) {
-        out[pos++] = acc & 0xff;
-        out[pos++] = (acc >>> 8) & 0xff;
-        acc >>>= 16;
-        nb -= 16;
-      }
-      const dist = v & 0xffff;
-      const ds = distSym(dist);
-      acc |= distCode[ds]! << nb;
-      nb += distLen[ds]!;
-      if (nb >= 16) {
-        out[pos++] = acc & 0xff;
-        out[pos++] = (acc >>> 8) & 0xff;
-        acc >>>= 16;
-        nb -= 16;
-      }
-      if (ds >= 4) {
-        const de = (ds >>> 1) - 1;
-        acc |= ((dist - 1) & ((1 << de) - 1)) << nb;
-        nb += de;
-      }
-    }
-    if (nb >= 16) {
-      out[pos++] = acc & 0xff;
-      out[pos++] = (acc >>> 8) & 0xff;
-      acc >>>= 16;
-      nb -= 16;
-    }
-  }
-  w.pos = pos;
-  w.acc = acc;
-  w.n = nb;
-}
-
-/**
- * The block header after BTYPE: HLIT, HDIST, HCLEN, the code-length code, then the lit/len and
- * distance code lengths as one sequence, run-length coded with symbols 16 (repeat the previous
- * length 3–6 times), 17 (3–10 zeros) and 18 (11–138 zeros) (RFC 1951 §3.2.7).
- */
-function writeCodeLengths(
-  w: BitWriter,
-  litLen: Uint8Array,
-  distLen: Uint8Array
-): void {
-  let hlit = 286;
-  while (hlit > 257 && litLen[hlit - 1] === 0) hlit--;
-  let hdist = 30;
-  while (hdist > 1 && distLen[hdist - 1] === 0) hdist--;
-  const seq = new Uint8Array(hlit + hdist);
-  seq.set(litLen.subarray(0, hlit), 0);
-  seq.set(distLen.subarray(0, hdist), hlit);
-
-  // Run-length code the sequence: symbols and their extra values.
-  const syms: number[] = [];
-  const extras: number[] = [];
-  for (let k = 0; k < seq.length; ) {
-    const v = seq[k]!;
-    let run = 1;
-    while (k + run < seq.length && seq[k + run] === v) run++;
-    k += run;
-    if (v === 0) {
-      while (run >= 11) {
-        const r = Math.min(run, 138);
-        syms.push(18);
-        extras.push(r - 11);
-        run -= r;
-      }
-      if (run >= 3) {
-        syms.push(17);
-        extras.push(run - 3);
-        run = 0;
-      }
-    } else {
-      syms.push(v);
-      extras.push(0);
-      run--;
-      while (run >= 3) {
-        const r = Math.min(run, 6);
-        syms.push(16);
-        extras.push(r - 3);
-        run -= r;
-      }
-    }
-    for (; run > 0; run--) {
-      syms.push(v);
-      extras.push(0);
-    }
-  }
-
-  const clFreq = new Uint32Array(19);
-  for (const s of syms) clFreq[s]!++;
-  const clLen = codeLengths(clFreq, 7);
-  const clCode = canonicalCodes(clLen);
-  let hclen = 19;
-  while (hclen > 4 && clLen[CL_ORDER[hclen - 1]!] === 0) hclen--;
-
-  w.bits(hlit - 257, 5);
-  w.bits(hdist - 1, 5);
-  w.bits(hclen - 4, 4);
-  for (let k = 0; k < hclen; k++) w.bits(clLen[CL_ORDER[k]!]!, 3);
-  for (let k = 0; k < syms.length; k++) {
-    const s = syms[k]!;
-    w.bits(clCode[s]!, clLen[s]!);
-    if (s === 16) w.bits(extras[k]!, 2);
-    else if (s === 17) w.bits(extras[k]!, 3);
-    else if (s === 18) w.bits(extras[k]!, 7);
-  }
 }

@@ -1,8 +1,6 @@
 import * as fs from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
-import { gzipLines } from './line-gzip.js';
 
 // The tracer's own writes use the functions as they were before any plugin wrapped them, so they
 // are never traced and never disturbed by an instrumentation bug.
@@ -149,14 +147,14 @@ export class TraceFile {
   }
 
   /**
-   * Appends UTF-8 lines as one member and adds `events` to the shared count in the same critical
-   * section (so `end.num_events` is exact); returns false if the file is closed or has failed.
+   * Appends one flush's bytes (a gzip member, or plain lines: batch-encoder.ts) and adds `events`
+   * to the shared count in the same critical section (so `end.num_events` is exact); returns false
+   * if the file is closed or has failed.
    */
-  write(lines: Buffer, events = 0): boolean {
+  write(data: Buffer, events = 0): boolean {
     if (this.failed !== null) return false;
-    if (lines.length === 0) return true;
+    if (data.length === 0) return true;
     if (this.closed) return false;
-    const data = this.shared.compression ? compress(lines, this.shared.level) : lines;
     const ticket = this.lock();
     try {
       if (this.closed || Atomics.load(this.i32, FAILED) !== 0) return false;
@@ -292,13 +290,4 @@ function describeFailure(code: number): string {
   } catch {
     return `error ${code}`;
   }
-}
-
-/**
- * One gzip member for a flush. Level 1 (the default) is zlib's fastest; for levels 2–6 the
- * line-aware encoder is both smaller than zlib -6 and about half its CPU on trace text
- * (bench/line-gzip.bench.mjs); 7–9 are zlib's strongest, as asked.
- */
-function compress(lines: Buffer, level: number): Buffer {
-  return level >= 2 && level <= 6 ? gzipLines(lines, level) : gzipSync(lines, { level });
 }

@@ -3,8 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { nowUs } from './clock.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { EventBuffer, Interner, formatEvents, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
-import { TextSink } from './text-sink.js';
+import { EventBuffer, Interner, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
+import { BatchEncoder } from './batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { grown } from './typed-arrays.js';
@@ -90,8 +90,8 @@ export class ThreadTracer implements Tracer {
   private pLevel = 0;
   private pTid = 0;
 
-  /** Lines formatted on this thread (no writer thread, or the last events before the file closes). */
-  private sink: TextSink | null = null;
+  /** Flushes encoded on this thread (no writer thread, or the last events before the file closes). */
+  private encoder: BatchEncoder | null = null;
 
   private idNext = 0;
   private idEnd = 0;
@@ -494,16 +494,15 @@ export class ThreadTracer implements Tracer {
         return;
       }
     }
-    const sink = (this.sink ??= new TextSink());
-    sink.clear();
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.compression, this.file.shared.level));
     const t0 = performance.now();
+    let bytes: Buffer;
     try {
-      sink.write(meta);
-      formatEvents(this.buf, this.fmt, sink);
+      bytes = encoder.encode(meta, this.buf);
     } finally {
       this.buf.reset();
     }
-    const ok = this.file.write(sink.view(), n);
+    const ok = this.file.write(bytes, n);
     this.batches.here++;
     this.lastFlushEnd = performance.now();
     this.lastFlushCost = this.lastFlushEnd - t0;

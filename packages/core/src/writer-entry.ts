@@ -1,8 +1,8 @@
 /** The writer thread: formats, compresses and appends the batches the main thread hands over. */
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
-import { TextSink } from './text-sink.js';
+import { BatchEncoder } from './batch-encoder.js';
+import type { EventColumns, FormatContext } from './event-buffer.js';
 import { TraceFile } from './trace-file.js';
 import { columnBuffers, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
@@ -32,7 +32,7 @@ const ctx: FormatContext = {
   },
 };
 
-const sink = new TextSink(1 << 20);
+const encoder = new BatchEncoder(ctx, init.shared.compression, init.shared.level);
 
 parentPort!.on('message', (b: WriterBatch) => {
   for (const k of b.newKinds) kindFrag.push(k);
@@ -41,10 +41,7 @@ parentPort!.on('message', (b: WriterBatch) => {
   let ok = false;
   try {
     const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-    sink.clear();
-    sink.write(b.meta);
-    formatEvents(cols, ctx, sink);
-    ok = file.write(sink.view(), b.count);
+    ok = file.write(encoder.encode(b.meta, cols), b.count);
   } finally {
     markDone(progress, ok ? b.count : 0, file.failed !== null);
   }

@@ -1,0 +1,175 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { EventBuffer, Interner, MAX_EVENT_BYTES, formatEvents, type FormatContext } from './event-buffer.js';
+import { EventGzip, numberDigits } from './event-gzip.js';
+import { FH, HH, rng } from './line-gzip.test-util.js';
+import { TextSink } from './text-sink.js';
+import type { ArgValue } from './types.js';
+
+function setup(incMetadata = true) {
+  const interner = new Interner(4242);
+  const cuts: number[] = [];
+  const ctx: FormatContext = {
+    kindFrag: interner.kindFrag,
+    keyFrag: interner.keyFrag,
+    strFrag: interner.strFrag,
+    incMetadata,
+    argsHead: `,"ph":"X","args":{"hhash":"${HH}","level":`,
+    onTruncated: (n) => cuts.push(n),
+  };
+  return { interner, ctx, cuts, enc: new EventGzip(ctx) };
+}
+
+/** What the text path writes for the same batch: the encoder must produce exactly these bytes. */
+function text(meta: string, buf: EventBuffer, ctx: FormatContext): string {
+  const sink = new TextSink(16);
+  sink.write(meta);
+  formatEvents(buf, { ...ctx, onTruncated: () => {} }, sink);
+  return sink.view().toString();
+}
+
+/** Encodes, decompresses (zlib checks the CRC and size) and compares with the text path. */
+function roundTrip(enc: EventGzip, meta: string, buf: EventBuffer, ctx: FormatContext): Buffer {
+  const gz = enc.encode(meta, buf);
+  expect(gunzipSync(gz).toString()).toBe(text(meta, buf, ctx));
+  return gz;
+}
+
+/** An arg value of any kind the tracer records, changing often enough to exercise every path. */
+function value(r: () => number, k: number): ArgValue {
+  switch (Math.floor(r() * 16)) {
+    case 0: return Math.floor(r() * 1e6);
+    case 1: return -Math.floor(r() * 1000);
+    case 2: return r() * 100;
+    case 3: return [NaN, Infinity, -Infinity, -0, 0, 1e21, 2 ** 53, -(2 ** 53) - 2, 5e-324, 123456789012345][k % 10];
+    case 4: return FH[Math.floor(r() * 4)];
+    case 5: return 'w"ei\\rd\n\u0001 \ud800 € \u{1F600}';
+    case 6: return 'L'.repeat(65 + Math.floor(r() * 3));
+    case 7: return r() < 0.5;
+    case 8: return null;
+    case 9: return undefined;
+    case 10: return BigInt(Math.floor(r() * 100)) * 10n ** 20n;
+    case 11: return { a: [k, 'b'], c: r() < 0.5 };
+    case 12: return 4096;
+    case 13: return 1760934170000000 + Math.floor(r() * 1e9);
+    default: return k;
+  }
+}
+
+describe('EventGzip', () => {
+  it('writes exactly the text path’s bytes for every kind of field and arg value, batch after batch', () => {
+    const { interner, ctx, enc } = setup();
+    const r = rng(7);
+    const kinds = [
+      interner.kind('read', 'POSIX'),
+      interner.kind('na"me\n', 'c€t'),
+      interner.kind('x'.repeat(300), 'long'),
+    ];
+    const keys = ['fhash', 'count', 'offset', 'ret', 'mode', 'a"b', 'level', 'k7', 'k8', 'k9', 'k10', 'k11', 'k12', 'k13', 'k14', 'k15'];
+    let ts = 1760934170173819;
+    for (let batch = 0; batch < 6; batch++) {
+      if (batch === 3) kinds.push(interner.kind('late', 'kind')); // a kind interned between batches
+      const buf = new EventBuffer(400);
+      for (let i = 0; i < 400; i++) {
+        const kind = kinds[Math.floor(r() * kinds.length)]!;
+        // Mostly repeating shapes, sometimes more or fewer args, sometimes more than the encoder compares.
+        const n = r() < 0.8 ? 4 : Math.floor(r() * keys.length + 1);
+        const args: Record<string, ArgValue> = {};
+        for (let a = 0; a < n; a++) args[keys[a]!] = r() < 0.6 ? [FH[a], 4096, i * 4096, 4096][a % 4] : value(r, i + a);
+        ts += Math.floor(r() * 3000);
+        const id = batch * 1000 + i + (r() < 0.05 ? 1e9 : 0);
+        const dur = r() < 0.05 ? 2.5 : Math.floor(r() * 30);
+        const weirdTs = r() < 0.03 ? [42, 0.5, NaN, 1e300][i % 4]! : ts;
+        buf.push(kind, id, r() < 0.9 ? 4242 : 4243, weirdTs, dur, 1 + (i % 3), r() < 0.5 ? -1 : id - 1, r() < 0.05 ? undefined : args, interner);
+      }
+      const meta = batch === 0 ? '{"name":"FH","cat":"dftracer","pid":4242,"tid":4242,"ph":"M","args":{"hhash":"x","name":"/d/€","value":"y"}}\n' : '';
+      roundTrip(enc, meta, buf, ctx);
+    }
+  });
+
+  it('copies the leading digits a number shares with the previous one, whatever the lengths', () => {
+    const { interner, ctx, enc } = setup();
+    const seq = [0, 7, 10, 9, 1000, 999, 1234, 1299, 5, 0, 100, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 10, 99999999, 100000000, 100000001, 1760934170173819,
+      1760934170173899, 1760934170999999, 1760934171000000, 1760934199999999, 2 ** 53 - 1, 2 ** 53 - 2, 12, -3, -30, 1.5, 1.25, 12, 12, 1e21, 0, 123456789012];
+    const buf = new EventBuffer(seq.length * seq.length);
+    const k = interner.kind('n', 'c');
+    let id = 0;
+    // Every ordered pair of values meets, in the ts, id, dur, level and an arg slot.
+    for (const a of seq) for (const b2 of [a, ...seq.filter((x) => x !== a)]) {
+      id++;
+      buf.push(k, id % 2 ? b2 : id, 1, b2, id % 3 ? b2 : 1, b2, -1, { v: b2, w: a }, interner);
+      if (buf.full) break;
+    }
+    roundTrip(enc, '', buf, ctx);
+  });
+
+  it('cuts an oversize line as the text path does, and says so once per batch', () => {
+    const { interner, ctx, enc, cuts } = setup();
+    const buf = new EventBuffer(8);
+    const k = interner.kind('big', 'c');
+    buf.push(k, 1, 1, 1760934170173819, 3, 1, -1, { s: 'y'.repeat(MAX_EVENT_BYTES * 2), n: 5 }, interner);
+    buf.push(k, 2, 1, 1760934170173829, 3, 1, -1, { s: 'short', n: 5 }, interner);
+    buf.push(k, 3, 1, 1760934170173839, 3, 1, -1, { s: '\u0001'.repeat(MAX_EVENT_BYTES), n: 6 }, interner);
+    buf.push(k, 4, 1, 1760934170173849, 3, 1, -1, { s: 'short', n: 6 }, interner);
+    const gz = roundTrip(enc, '', buf, ctx);
+    const lines = gunzipSync(gz).toString().split('\n').slice(0, -1);
+    expect(lines.map((l) => Buffer.byteLength(l) < MAX_EVENT_BYTES)).toEqual([true, true, true, true]);
+    expect(lines[0]).toContain('…[truncated');
+    expect(cuts).toEqual([2]);
+  });
+
+  it('without metadata writes the bare lines', () => {
+    const { interner, ctx, enc } = setup(false);
+    const buf = new EventBuffer(100);
+    for (let i = 0; i < 100; i++) buf.push(interner.kind(i % 3 ? 'a' : 'b', 'c'), i + 1, 7, 1760934170173819 + i * 13, i % 5, 1, -1, { x: i }, interner);
+    roundTrip(enc, '', buf, ctx);
+  });
+
+  it('stays correct when a kind’s previous line is beyond the 32 KiB window', () => {
+    const { interner, ctx, enc } = setup();
+    const buf = new EventBuffer(1200);
+    const rare = interner.kind('rare', 'c');
+    const common = interner.kind('common', 'c');
+    for (let i = 0; i < 1200; i++) {
+      const k = i % 500 === 0 ? rare : common;
+      buf.push(k, i + 1, 7, 1760934170173819 + i * 13, 5, 1, -1, { fhash: FH[i % 3], note: `n${i % 500 === 0 ? 'same' : i}`, big: 'z'.repeat(70) }, interner);
+    }
+    roundTrip(enc, '', buf, ctx);
+  });
+
+  it('compresses POSIX read events a fifth smaller than zlib -1 does their text', () => {
+    const { interner, ctx, enc } = setup();
+    const k = interner.kind('read', 'POSIX');
+    let bytes = 0;
+    let zlibBytes = 0;
+    let off = 0;
+    let ts = 1760934170173819;
+    for (let batch = 0; batch < 10; batch++) {
+      const buf = new EventBuffer(8192);
+      for (let i = 0; i < 8192; i++) {
+        const n = batch * 8192 + i;
+        ts += 7 + (n % 5);
+        buf.push(k, n + 1, 4242, ts, 2 + (n & 3), 1, -1, { fhash: FH[(n >> 8) & 63], count: 4096, offset: off, ret: 4096 }, interner);
+        off = (n & 255) === 255 ? 0 : off + 4096;
+      }
+      bytes += roundTrip(enc, '', buf, ctx).length;
+      zlibBytes += gzipSync(text('', buf, ctx), { level: 1 }).length;
+    }
+    // Measured: 10.9 vs 13.9 bytes per event (the bench's real clock times: 8.7 vs 12.0).
+    expect(bytes / zlibBytes).toBeLessThan(0.8);
+  });
+});
+
+describe('numberDigits', () => {
+  it('writes what String and numberText write', () => {
+    const out = new Uint8Array(32);
+    const vs = [0, -0, 1, 9, 10, 99999999, 100000000, 123456789, 1760934170173819, 2 ** 53 - 1, 2 ** 53, -1, -123456789012, 1.5, -2.25e-7, 1e21, NaN, Infinity, -Infinity, 5e-324, -1.7976931348623157e308];
+    for (const v of vs) {
+      for (const json of [false, true]) {
+        const n = numberDigits(v, out, json);
+        const want = json ? (Number.isFinite(v) ? (v === 0 ? '0' : String(v)) : v > 0 ? '"Infinity"' : v < 0 ? '"-Infinity"' : '"NaN"') : String(v);
+        expect(Buffer.from(out.subarray(0, n)).toString(), `${v} json=${json}`).toBe(want);
+      }
+    }
+  });
+});
