@@ -59,17 +59,17 @@ class Frag {
   }
 }
 
-/** Fixed slots of a line's pieces; an arg takes two (its key, its value) after them. */
-const S_ID = 0;
-const S_TID = 1;
-const S_TS = 2;
-const S_DUR = 3;
-const S_LEVEL = 4;
-const S_PIDX = 5;
-const S_ARGS = 6;
+/**
+ * A line is a sequence of pieces, two per field: the fragment before the value, then the value
+ * (`{"id":` 7, `,"name":…,"tid":` 7, `,"ts":` …, an arg's `,"key":` and its value), then the line's
+ * tail. The first FIXED_PAIRS pairs are the event's own fields; args follow.
+ */
+const FIXED_PAIRS = 6;
+const FIXED_PAIRS_BARE = 4; // without metadata: id, tid, ts, dur
 /** Args compared with the reference line; later ones are written without a reference. */
 const MAX_ARG_SLOTS = 13;
-const SLOTS = S_ARGS + 2 * MAX_ARG_SLOTS;
+/** Per-kind state slots: one per piece of the fixed pairs and the compared args. */
+const SLOTS = 2 * (FIXED_PAIRS + MAX_ARG_SLOTS);
 /** Bytes kept per slot for a number's text: the longest double is 24 characters. */
 const DIG = 24;
 const PRE = DIG + 1;
@@ -83,6 +83,15 @@ const NUM_SHIFT = Array.from({ length: DIG + 1 }, (_, n) => shiftMap(n));
 
 /** Under this many UTF-16 units a line is never cut (formatLine's first test). */
 const SAFE_LINE_CHARS = MAX_EVENT_BYTES / 3;
+/**
+ * A line written by pieces is at most MAX_EVENT_BYTES long, so a reference line that began at most
+ * this far back stays inside the 32 KiB window for the whole line.
+ */
+const REF_REACH = WINDOW - MAX_EVENT_BYTES;
+/** Tokens one line can add: a literal per byte at most, plus the match closed before them. */
+const LINE_TOKENS = MAX_EVENT_BYTES + 2;
+
+const NO_BYTES = new Uint8Array(0);
 
 export class EventGzip {
   private readonly tokens = new DeflateTokens();
@@ -94,6 +103,8 @@ export class EventGzip {
   private readonly fDur = new Frag(',"dur":');
   private readonly fArgsHead: Frag;
   private readonly fPidx = new Frag(',"p_idx":');
+  /** The fragment before each fixed field's value. */
+  private readonly fixedFrags: readonly Frag[];
   private readonly fTail = new Frag('}}\n');
   private readonly fTailBare = new Frag(',"ph":"X"}\n');
   private readonly fTrue = new Frag('true');
@@ -113,17 +124,21 @@ export class EventGzip {
   private sDig = new Uint8Array(64 * SLOTS * DIG);
   private sStr: (string | undefined)[] = [];
 
-  // The batch being encoded: uncompressed size so far, raw CRC register, token count, the
-  // reference position (-1: none), and the open match (its length, distance and first two bytes).
+  // The batch being encoded: uncompressed size so far, raw CRC register, token count, and the
+  // open match (its length and distance). By construction a match is never shorter than 3 bytes:
+  // each starts with a fragment of at least 3 bytes, or with digits that extend an open one.
   private pos = 0;
   private crc = CRC_START;
   private t = 0;
-  private rpos = -1;
   private runLen = 0;
-  private runDist = 0;
-  private runB0 = 0;
-  private runB1 = 0;
+  private runDist = -1;
   private gen = 0;
+  /** setNumber's second result: the leading bytes the new text shares with the slot's old one. */
+  private same = 0;
+  // stringPiece's other results.
+  private pieceCrc = 0;
+  private pieceCopied = false;
+  private refLen = 0;
 
   private readonly dig = new Uint8Array(32);
   private text = Buffer.allocUnsafe(1 << 16);
@@ -134,6 +149,7 @@ export class EventGzip {
 
   constructor(private readonly ctx: FormatContext) {
     this.fArgsHead = new Frag(ctx.argsHead);
+    this.fixedFrags = [this.fId, null!, this.fTs, this.fDur, this.fArgsHead, this.fPidx]; // [1]: the kind's
   }
 
   /** One gzip member holding `meta` (metadata lines) and then the events' lines. */
@@ -144,6 +160,7 @@ export class EventGzip {
     this.crc = CRC_START;
     this.t = 0;
     this.runLen = 0;
+    this.runDist = -1;
     this.gen++;
     this.cuts.count = 0;
     if (meta.length > 0) this.textLiterals(meta);
@@ -154,6 +171,7 @@ export class EventGzip {
       from = to;
     }
     this.closeRun();
+    if (this.sStr.length > 0) this.sStr = []; // keep none of the program's strings alive
     if (this.cuts.count > 0) this.ctx.onTruncated(this.cuts.count);
     return gzipMember(this.tokens, this.t, crcFinish(this.crc), this.pos);
   }
@@ -191,68 +209,218 @@ export class EventGzip {
 
   private line(b: EventColumns, i: number, from: number, to: number): void {
     const kind = b.kind[i]!;
-    const ctx = this.ctx;
-    const nArgs = ctx.incMetadata ? to - from : 0;
+    const meta = this.ctx.incMetadata;
+    const nArgs = meta ? to - from : 0;
     if (nArgs > 0 && (b.argObj.length > 0 || nArgs * (this.maxKeyChars + this.maxValueChars) > SAFE_LINE_CHARS - 256 - this.kindFrags[kind]!.chars) && this.mayBeCut(b, kind, from, to)) {
-      this.textLiterals(formatLine(b, ctx, i, from, to, this.cuts));
+      this.textLiterals(formatLine(b, this.ctx, i, from, to, this.cuts));
       this.refStart[kind] = -1; // its slots were not kept
       return;
     }
     const start = this.pos;
-    const cmp = this.refStart[kind]! >= 0;
-    this.rpos = cmp ? this.refStart[kind]! : -1;
+    const refStart = this.refStart[kind]!;
+    const cmp = refStart >= 0;
+    const refArgs = cmp ? this.refArgs[kind]! : 0;
+    // The reference line's position of the piece at hand; -1 once pieces no longer correspond.
+    let rpos = cmp && start - refStart <= REF_REACH ? refStart : -1;
+    const fixedPairs = meta ? FIXED_PAIRS : FIXED_PAIRS_BARE;
+    const tailPiece = 2 * (fixedPairs + nArgs);
     const base = kind * SLOTS;
-    this.fixed(this.fId);
-    this.num(base + S_ID, b.id[i]!, cmp, false);
-    this.fixed(this.kindFrags[kind]!);
-    this.num(base + S_TID, b.tid[i]!, cmp, false);
-    this.fixed(this.fTs);
-    this.num(base + S_TS, b.ts[i]!, cmp, true);
-    this.fixed(this.fDur);
-    this.num(base + S_DUR, b.dur[i]!, cmp, false);
-    if (!ctx.incMetadata) {
-      this.fixed(this.fTailBare);
-    } else {
-      this.fixed(this.fArgsHead);
-      this.num(base + S_LEVEL, b.level[i]!, cmp, false);
-      this.fixed(this.fPidx);
-      this.num(base + S_PIDX, b.pidx[i]!, cmp, false);
-      const refArgs = this.refArgs[kind]!;
-      for (let j = from, a = 0; j < to; j++, a++) {
-        if (a >= MAX_ARG_SLOTS || a >= refArgs) this.rpos = -1;
-        const slot = a < MAX_ARG_SLOTS ? base + S_ARGS + 2 * a : -1;
-        const cmpArg = cmp && a < refArgs && slot >= 0;
-        const key = b.argKey[j]!;
-        this.interned(slot, TAG_KEY, key, this.keyFrags[key]!, cmpArg);
-        const tag = b.argTag[j]!;
-        const v = b.argNum[j]!;
-        const vSlot = slot >= 0 ? slot + 1 : -1;
-        switch (tag) {
-          case TAG_NUM:
-            this.num(vSlot, v, cmpArg, true);
-            break;
-          case TAG_ISTR:
-            this.interned(vSlot, TAG_ISTR, v, this.strFrags[v]!, cmpArg);
-            break;
-          case TAG_STR:
-          case TAG_RAW:
-            this.str(vSlot, tag, b.argObj[v]!, cmpArg);
-            break;
-          case TAG_TRUE:
-            this.interned(vSlot, TAG_TRUE, 0, this.fTrue, cmpArg);
-            break;
-          case TAG_FALSE:
-            this.interned(vSlot, TAG_FALSE, 0, this.fFalse, cmpArg);
-            break;
-          default:
-            this.interned(vSlot, TAG_NULL, 0, this.fNull, cmpArg);
+    const gen = this.gen;
+    const kindFrag = this.kindFrags[kind]!;
+    const tokens = this.tokens;
+    // Room for the line's literals and for the open match, which may have run over many lines.
+    const tok = tokens.ensure(this.t, LINE_TOKENS + ((this.runLen + MAX_EVENT_BYTES) >> 7));
+    const lf = tokens.litFreq;
+    const { sTag, sNum, sLen, sDig: sd, sPre: pre } = this;
+    let pos = start;
+    let crc = this.crc;
+    let t = this.t;
+    let runLen = this.runLen;
+    let runDist = this.runDist;
+
+    for (let q = 0; q <= tailPiece; q++) {
+      const pair = q >> 1;
+      const arg = pair - fixedPairs; // < 0: a fixed field
+      const slot = arg < MAX_ARG_SLOTS ? base + q : -1;
+      // Whether the reference line has this piece (its slot holds the reference's).
+      const valid = cmp && (arg < 0 || (arg < refArgs && arg < MAX_ARG_SLOTS));
+      if (!valid || (q === tailPiece && nArgs !== refArgs)) rpos = -1;
+      // What this piece writes: a copy of cLen bytes cDist back, then lLen literals from lSrc.
+      let cLen = 0;
+      let cDist = 0;
+      let lSrc: Uint8Array = NO_BYTES;
+      let lOff = 0;
+      let lLen = 0;
+      let len: number;
+      // A piece that is a fragment: whether it is the reference's, and the reference's length.
+      let f: Frag | null = null;
+      let same = true;
+      let refLen = 0;
+      if ((q & 1) === 0) {
+        if (q === tailPiece) f = meta ? this.fTail : this.fTailBare;
+        else if (arg < 0) f = pair === 1 ? kindFrag : this.fixedFrags[pair]!;
+        else {
+          const key = b.argKey[from + arg]!;
+          f = this.keyFrags[key]!;
+          same = valid && sNum[slot] === key;
+          if (rpos >= 0) refLen = sLen[slot]!;
+          if (!same && slot >= 0) {
+            sTag[slot] = TAG_KEY;
+            sNum[slot] = key;
+            sLen[slot] = f.len;
+          }
+        }
+        if (same) refLen = f.len;
+      } else {
+        let tag = TAG_NUM;
+        let v: number;
+        let json = true;
+        if (arg < 0) {
+          v = pair === 0 ? b.id[i]! : pair === 1 ? b.tid[i]! : pair === 2 ? b.ts[i]! : pair === 3 ? b.dur[i]! : pair === 4 ? b.level[i]! : b.pidx[i]!;
+          json = pair === 2; // formatLine writes ts with numberText, the other fields with String
+        } else {
+          tag = b.argTag[from + arg]!;
+          v = b.argNum[from + arg]!;
+        }
+        if (tag === TAG_NUM) {
+          if (slot < 0) {
+            len = numberDigits(v, this.dig, json);
+            crc = crcShift(crc, NUM_SHIFT[len]!) ^ crcBytes(0, this.dig, 0, len);
+            lSrc = this.dig;
+            lLen = len;
+          } else {
+            const old = sLen[slot]!;
+            const refNum = valid && sTag[slot] === TAG_NUM;
+            if (refNum && sNum[slot] === v) {
+              len = old;
+              if (rpos >= 0) {
+                cDist = pos - rpos;
+                cLen = len;
+              } else {
+                lSrc = sd;
+                lOff = slot * DIG;
+                lLen = len;
+              }
+            } else {
+              len = this.setNumber(slot, v, json, refNum && rpos >= 0 ? old : -1);
+              // Leading digits are copied only where they extend the open match or are long
+              // enough to stand alone.
+              let k = this.same;
+              if (k > 0 && ((runLen > 0 && runDist === pos - rpos) || k >= MIN_MATCH)) {
+                cDist = pos - rpos;
+                cLen = k;
+              } else k = 0;
+              lSrc = sd;
+              lOff = slot * DIG + k;
+              lLen = len - k;
+            }
+            if (rpos >= 0) rpos += old;
+            crc = crcShift(crc, NUM_SHIFT[len]!) ^ pre[slot * PRE + len]!;
+          }
+          pos += len;
+        } else if (tag === TAG_STR || tag === TAG_RAW) {
+          len = this.stringPiece(slot, tag, b.argObj[v]!, valid && rpos >= 0);
+          crc = crcShift(crc, shiftMap(len)) ^ this.pieceCrc;
+          if (this.pieceCopied) {
+            cDist = pos - rpos;
+            cLen = len;
+          } else {
+            lSrc = this.text;
+            lLen = len;
+          }
+          if (rpos >= 0) rpos += this.refLen;
+          pos += len;
+        } else {
+          // An interned value: a fragment of its own.
+          f = tag === TAG_ISTR ? this.strFrags[v]! : tag === TAG_TRUE ? this.fTrue : tag === TAG_FALSE ? this.fFalse : this.fNull;
+          const id = tag === TAG_ISTR ? v : 0;
+          same = valid && sTag[slot] === tag && sNum[slot] === id;
+          if (rpos >= 0) refLen = sLen[slot]!;
+          if (!same && slot >= 0) {
+            sTag[slot] = tag;
+            sNum[slot] = id;
+            sLen[slot] = f.len;
+          }
         }
       }
-      if (nArgs !== refArgs) this.rpos = -1;
-      this.fixed(this.fTail);
+      if (f !== null) {
+        // A fragment: copied from the reference if it has the same one here, else from wherever
+        // it was last written (a file hash seen a few events ago), else literals.
+        len = f.len;
+        if (same && rpos >= 0) {
+          cDist = pos - rpos;
+          cLen = len;
+        } else {
+          const d = pos - f.last;
+          if (f.gen === gen && d <= WINDOW && len >= MIN_MATCH) {
+            cDist = d;
+            cLen = len;
+          } else {
+            lSrc = f.bytes;
+            lLen = len;
+          }
+        }
+        if (rpos >= 0) rpos += refLen;
+        f.last = pos;
+        f.gen = gen;
+        crc = crcShift(crc, f.shift) ^ f.crc;
+        pos += len;
+      }
+      if (cLen > 0) {
+        if (runDist === cDist) runLen += cLen;
+        else {
+          if (runLen > 0) t = tokens.match(t, runLen, runDist);
+          runDist = cDist;
+          runLen = cLen;
+        }
+      }
+      if (lLen > 0) {
+        if (runLen > 0) {
+          t = tokens.match(t, runLen, runDist);
+          runLen = 0;
+          runDist = -1;
+        }
+        for (let k = lOff, end = lOff + lLen; k < end; k++) {
+          const y = lSrc[k]!;
+          tok[t++] = y;
+          lf[y]!++;
+        }
+      }
     }
+    this.pos = pos;
+    this.crc = crc;
+    this.t = t;
+    this.runLen = runLen;
+    this.runDist = runDist;
     this.refStart[kind] = start;
     this.refArgs[kind] = nArgs;
+  }
+
+  /**
+   * A string arg (TAG_STR: escaped here; TAG_RAW: JSON already) in `slot` (-1: not kept): copied
+   * when it is the reference's (`ref`) and at least 3 bytes long, else its bytes are put in the text
+   * scratch for literals. Returns its length; sets pieceCrc, pieceCopied, and refLen (the
+   * reference's length). Out of `line` because rare: the hot loop stays small to compile.
+   */
+  private stringPiece(slot: number, tag: number, s: string, ref: boolean): number {
+    const sLen = this.sLen;
+    this.refLen = ref ? sLen[slot]! : 0;
+    if (ref && this.sTag[slot] === tag && this.sStr[slot] === s && sLen[slot]! >= MIN_MATCH) {
+      this.pieceCopied = true;
+      this.pieceCrc = this.sCrc[slot]!;
+      return sLen[slot]!;
+    }
+    const len = this.utf8(tag === TAG_STR ? jsonString(s) : s);
+    const c0 = crcBytes(0, this.text, 0, len);
+    this.pieceCopied = false;
+    this.pieceCrc = c0;
+    if (slot >= 0) {
+      this.sTag[slot] = tag;
+      this.sStr[slot] = s;
+      sLen[slot] = len;
+      this.sCrc[slot] = c0;
+    }
+    return len;
   }
 
   /**
@@ -272,86 +440,25 @@ export class EventGzip {
     return chars > SAFE_LINE_CHARS;
   }
 
-  /** A fragment that the reference line holds at the same place (if there is a reference). */
-  private fixed(f: Frag): void {
-    const len = f.len;
-    if (this.rpos >= 0) {
-      this.copy(this.pos - this.rpos, len, f.bytes, 0);
-      this.rpos += len;
-    } else this.fragElsewhere(f);
-    this.crc = crcShift(this.crc, f.shift) ^ f.crc;
-    this.pos += len;
-  }
-
-  /** A fragment copied from where it last appeared, or written as literals. */
-  private fragElsewhere(f: Frag): void {
-    const d = this.pos - f.last;
-    if (f.gen === this.gen && d <= WINDOW) this.copy(d, f.len, f.bytes, 0);
-    else this.literals(f.bytes, 0, f.len);
-    f.last = this.pos;
-    f.gen = this.gen;
-  }
-
-  /** An interned value (key, string, true/false/null) in `slot` (-1: not kept). */
-  private interned(slot: number, tag: number, id: number, f: Frag, cmp: boolean): void {
-    const len = f.len;
-    if (cmp && this.sTag[slot] === tag && this.sNum[slot] === id) {
-      if (this.rpos >= 0) {
-        this.copy(this.pos - this.rpos, len, f.bytes, 0);
-        this.rpos += len;
-      } else this.fragElsewhere(f);
-    } else {
-      if (this.rpos >= 0) this.rpos += this.sLen[slot]!;
-      this.fragElsewhere(f);
-      if (slot >= 0) {
-        this.sTag[slot] = tag;
-        this.sNum[slot] = id;
-        this.sLen[slot] = len;
-      }
-    }
-    this.crc = crcShift(this.crc, f.shift) ^ f.crc;
-    this.pos += len;
-  }
-
   /**
-   * A number in `slot` (-1: not kept), written as formatLine writes it: `json` for ts and args
-   * (numberText), else String(v).
+   * Writes number v's text into `slot` (its digits and their prefix CRCs) and returns its length;
+   * `this.same` is how many leading bytes it shares with the slot's old text when that is the
+   * reference's (`refLen` ≥ 0: its length), else 0.
    */
-  private num(slot: number, v: number, cmp: boolean, json: boolean): void {
-    if (slot < 0) {
-      const len = numberDigits(v, this.dig, json);
-      this.crc = crcBytes(this.crc, this.dig, 0, len);
-      this.literals(this.dig, 0, len);
-      this.pos += len;
-      return;
-    }
-    const sd = this.sDig;
-    const o = slot * DIG;
-    const refLen = this.sLen[slot]!;
-    let len: number;
-    if (cmp && this.sTag[slot] === TAG_NUM) {
-      const r = this.sNum[slot]!;
-      if (r === v) {
-        len = refLen;
-        if (this.rpos >= 0) this.copy(this.pos - this.rpos, len, sd, o);
-        else this.literals(sd, o, len);
-      } else if (v > 0 && r >= 0 && Number.isSafeInteger(v) && Number.isSafeInteger(r)) {
-        len = this.changedDigits(slot, v, r, refLen);
-      } else len = this.anyDigits(slot, v, json, refLen);
-    } else len = this.anyDigits(slot, v, json, -1);
-    if (this.rpos >= 0) this.rpos += refLen;
-    this.crc = crcShift(this.crc, NUM_SHIFT[len]!) ^ this.sPre[slot * PRE + len]!;
-    this.pos += len;
+  private setNumber(slot: number, v: number, json: boolean, refLen: number): number {
+    const r = this.sNum[slot]!;
+    this.sTag[slot] = TAG_NUM;
+    this.sNum[slot] = v;
+    if (refLen >= 0 && v > 0 && r >= 0 && Number.isSafeInteger(v) && Number.isSafeInteger(r)) return this.changedDigits(slot, v, r, refLen);
+    return this.anyDigits(slot, v, json, refLen);
   }
 
   /**
-   * A positive integer that differs from the reference's (a non-negative one): only the trailing digits
-   * that differ are generated, checked and written as literals; the leading ones are copied.
-   * Updates the slot; returns the text's length.
+   * changedDigits: a positive integer replacing a non-negative one. Only the trailing digits that
+   * differ are generated: both numbers lose trailing digits until what is left is equal.
    */
   private changedDigits(slot: number, v: number, r: number, refLen: number): number {
     const rev = this.dig;
-    // Strip trailing digits off both until what is left is equal: those are the digits that differ.
     let x = v;
     let y = r;
     let k = 0;
@@ -359,24 +466,28 @@ export class EventGzip {
       // Timestamps: when the high parts agree, strip the low eight digits (zero-padded) in int32 math.
       const hx = Math.floor(x / 1e8);
       if (hx === Math.floor(y / 1e8)) {
-        x -= hx * 1e8;
-        y -= hx * 1e8;
-        while (x !== y) {
-          const qx = (x / 10) | 0;
-          rev[k++] = 48 + (x - qx * 10);
-          x = qx;
-          y = (y / 10) | 0;
+        let xi = (x - hx * 1e8) | 0;
+        let yi = (y - hx * 1e8) | 0;
+        while (xi !== yi) {
+          const qx = (xi / 10) | 0;
+          rev[k++] = 48 + (xi - qx * 10);
+          xi = qx;
+          yi = (yi / 10) | 0;
         }
-        return this.changedTail(slot, v, refLen - k, k);
+        return this.changedTail(slot, refLen - k, k);
       }
     }
     if (x <= 0x7fffffff && y <= 0x7fffffff) {
-      while (x !== y && x !== 0) {
-        const qx = (x / 10) | 0;
-        rev[k++] = 48 + (x - qx * 10);
-        x = qx;
-        y = (y / 10) | 0;
+      // `| 0` first: V8 then divides in int32 (a multiply by the reciprocal), not in doubles.
+      let xi = x | 0;
+      let yi = y | 0;
+      while (xi !== yi && xi !== 0) {
+        const qx = (xi / 10) | 0;
+        rev[k++] = 48 + (xi - qx * 10);
+        xi = qx;
+        yi = (yi / 10) | 0;
       }
+      x = xi;
     } else {
       while (x !== y && x !== 0) {
         const qx = Math.floor(x / 10);
@@ -385,35 +496,28 @@ export class EventGzip {
         y = Math.floor(y / 10);
       }
     }
-    return this.changedTail(slot, v, x > 0 ? refLen - k : 0, k);
+    return this.changedTail(slot, x > 0 ? refLen - k : 0, k);
   }
 
-  /** changedDigits' end: `same` leading digits copied, then the `k` new ones (reversed in `dig`). */
-  private changedTail(slot: number, v: number, same: number, k: number): number {
+  /** changedDigits' end: `same` leading digits kept, then the `k` new ones (reversed in `dig`). */
+  private changedTail(slot: number, same: number, k: number): number {
     const sd = this.sDig;
-    const o = slot * DIG;
+    const o = slot * DIG + same;
     const rev = this.dig;
-    const len = same + k;
-    if (same > 0 && this.rpos >= 0) this.copy(this.pos - this.rpos, same, sd, o);
     const pre = this.sPre;
-    const p = slot * PRE;
-    let c = pre[p + same]!;
+    const p = slot * PRE + same;
+    let c = pre[p]!;
     for (let j = 0; j < k; j++) {
       const d = rev[k - 1 - j]!;
-      sd[o + same + j] = d;
+      sd[o + j] = d;
       c = CRC_TABLE[(c ^ d) & 0xff]! ^ (c >>> 8);
-      pre[p + same + j + 1] = c;
+      pre[p + j + 1] = c;
     }
-    this.literals(sd, o + same, k);
-    this.sNum[slot] = v;
-    this.sLen[slot] = len;
-    return len;
+    this.same = same;
+    return (this.sLen[slot] = same + k);
   }
 
-  /**
-   * Any number: its whole text, the leading digits it shares with the reference's (when there is
-   * one: `refLen` ≥ 0) copied. Updates the slot; returns the text's length.
-   */
+  /** Any number: its whole text, compared with the slot's old one when that is the reference's. */
   private anyDigits(slot: number, v: number, json: boolean, refLen: number): number {
     const sd = this.sDig;
     const o = slot * DIG;
@@ -431,38 +535,8 @@ export class EventGzip {
       c = CRC_TABLE[(c ^ x) & 0xff]! ^ (c >>> 8);
       pre[p + k + 1] = c;
     }
-    if (same > 0 && this.rpos >= 0) this.copy(this.pos - this.rpos, same, sd, o);
-    if (same < len) this.literals(sd, o + same, len - same);
-    this.sTag[slot] = TAG_NUM;
-    this.sNum[slot] = v;
-    this.sLen[slot] = len;
-    return len;
-  }
-
-  /** A string arg (TAG_STR: escaped here; TAG_RAW: JSON already) in `slot` (-1: not kept). */
-  private str(slot: number, tag: number, v: string, cmp: boolean): void {
-    // Copied only from the reference (no bytes at hand for literals): at least 3 bytes, in the window.
-    if (cmp && this.sTag[slot] === tag && this.sStr[slot] === v && this.sLen[slot]! >= MIN_MATCH && this.rpos >= 0 && this.pos - this.rpos <= WINDOW) {
-      const len = this.sLen[slot]!;
-      this.copy(this.pos - this.rpos, len, null, 0);
-      this.rpos += len;
-      this.crc = crcShift(this.crc, shiftMap(len)) ^ this.sCrc[slot]!;
-      this.pos += len;
-      return;
-    }
-    if (this.rpos >= 0) this.rpos += this.sLen[slot]!;
-    const json = tag === TAG_STR ? jsonString(v) : v;
-    const len = this.utf8(json);
-    this.literals(this.text, 0, len);
-    const c0 = crcBytes(0, this.text, 0, len);
-    this.crc = crcShift(this.crc, shiftMap(len)) ^ c0;
-    this.pos += len;
-    if (slot >= 0) {
-      this.sTag[slot] = tag;
-      this.sStr[slot] = v;
-      this.sLen[slot] = len;
-      this.sCrc[slot] = c0;
-    }
+    this.same = same;
+    return (this.sLen[slot] = len);
   }
 
   /** Text with no reference (metadata lines, lines that may be cut), as literals. */
@@ -479,47 +553,12 @@ export class EventGzip {
     return this.text.write(s, 0, 'utf8');
   }
 
-  /**
-   * `len` bytes equal to those `d` back: they join the open match if it has the same distance.
-   * `src[off…]` are the bytes themselves, needed only if they end up as literals (a match shorter
-   * than 3, or beyond the window); `null` when the caller guarantees neither (len ≥ 3, d checked).
-   */
-  private copy(d: number, len: number, src: Uint8Array | null, off: number): void {
-    if (d > WINDOW) {
-      this.literals(src!, off, len);
-      return;
-    }
-    if (this.runLen > 0 && this.runDist === d) {
-      if (this.runLen === 1) this.runB1 = src === null ? 0 : src[off]!;
-      this.runLen += len;
-      return;
-    }
-    this.closeRun();
-    this.runDist = d;
-    this.runLen = len;
-    if (src !== null) {
-      this.runB0 = src[off]!;
-      this.runB1 = len > 1 ? src[off + 1]! : 0;
-    }
-  }
-
   private closeRun(): void {
-    const len = this.runLen;
-    if (len === 0) return;
+    if (this.runLen === 0) return;
+    this.tokens.ensure(this.t, 2 + (this.runLen >> 7));
+    this.t = this.tokens.match(this.t, this.runLen, this.runDist);
     this.runLen = 0;
-    if (len >= MIN_MATCH) {
-      this.tokens.ensure(this.t, 2 + (len >> 7));
-      this.t = this.tokens.match(this.t, len, this.runDist);
-      return;
-    }
-    const tok = this.tokens.ensure(this.t, 2);
-    const lf = this.tokens.litFreq;
-    tok[this.t++] = this.runB0;
-    lf[this.runB0]!++;
-    if (len === 2) {
-      tok[this.t++] = this.runB1;
-      lf[this.runB1]!++;
-    }
+    this.runDist = -1;
   }
 
   private literals(src: Uint8Array, off: number, len: number): void {
