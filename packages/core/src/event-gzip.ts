@@ -51,7 +51,9 @@ class Frag {
   gen = -1;
 
   constructor(text: string) {
-    this.bytes = Buffer.from(text, 'utf8');
+    // A plain Uint8Array, as every byte source of the piece loop is: one with Buffers among them
+    // would see two maps there and deoptimize.
+    this.bytes = new Uint8Array(Buffer.from(text, 'utf8'));
     this.len = this.bytes.length;
     this.crc = crcBytes(0, this.bytes, 0, this.len);
     this.shift = shiftMap(this.len);
@@ -92,9 +94,49 @@ const REF_REACH = WINDOW - MAX_EVENT_BYTES;
 const LINE_TOKENS = MAX_EVENT_BYTES + 2;
 
 const NO_BYTES = new Uint8Array(0);
+const NO_STRINGS: readonly string[] = [];
+
+/**
+ * The batch's columns, held by one object of one shape for every batch. The encoder's hot code
+ * would otherwise see the shapes of both EventBuffer and the writer thread's batch object (and of
+ * their arrays' element kinds) and deoptimize as each appears.
+ */
+class Columns implements EventColumns {
+  count = 0;
+  kind: Int32Array = new Int32Array(0);
+  id: Float64Array = new Float64Array(0);
+  tid: Float64Array = new Float64Array(0);
+  ts: Float64Array = new Float64Array(0);
+  dur: Float64Array = new Float64Array(0);
+  level: Int32Array = new Int32Array(0);
+  pidx: Float64Array = new Float64Array(0);
+  argEnd: Int32Array = new Int32Array(0);
+  argKey: Int32Array = new Int32Array(0);
+  argTag: Uint8Array = new Uint8Array(0);
+  argNum: Float64Array = new Float64Array(0);
+  argObj: readonly string[] = [];
+
+  of(b: EventColumns): this {
+    this.count = b.count;
+    this.kind = b.kind;
+    this.id = b.id;
+    this.tid = b.tid;
+    this.ts = b.ts;
+    this.dur = b.dur;
+    this.level = b.level;
+    this.pidx = b.pidx;
+    this.argEnd = b.argEnd;
+    this.argKey = b.argKey;
+    this.argTag = b.argTag;
+    this.argNum = b.argNum;
+    this.argObj = b.argObj;
+    return this;
+  }
+}
 
 export class EventGzip {
   private readonly tokens = new DeflateTokens();
+  private readonly cols = new Columns();
   private readonly kindFrags: Frag[] = [];
   private readonly keyFrags: Frag[] = [];
   private readonly strFrags: Frag[] = [];
@@ -142,6 +184,8 @@ export class EventGzip {
 
   private readonly dig = new Uint8Array(32);
   private text = Buffer.allocUnsafe(1 << 16);
+  /** The text scratch as a plain Uint8Array (see Frag.bytes). */
+  private textBytes = new Uint8Array(this.text.buffer, this.text.byteOffset, this.text.length);
   private readonly cuts = { count: 0 };
   // The longest key, and the longest interned string or number text (UTF-16 units).
   private maxKeyChars = 0;
@@ -165,13 +209,15 @@ export class EventGzip {
     this.cuts.count = 0;
     if (meta.length > 0) this.textLiterals(meta);
     let from = 0;
-    for (let i = 0; i < b.count; i++) {
-      const to = b.argEnd[i]!;
-      this.line(b, i, from, to);
+    const cols = this.cols.of(b);
+    for (let i = 0; i < cols.count; i++) {
+      const to = cols.argEnd[i]!;
+      this.line(cols, i, from, to);
       from = to;
     }
     this.closeRun();
     if (this.sStr.length > 0) this.sStr = []; // keep none of the program's strings alive
+    this.cols.argObj = NO_STRINGS;
     if (this.cuts.count > 0) this.ctx.onTruncated(this.cuts.count);
     return gzipMember(this.tokens, this.t, crcFinish(this.crc), this.pos);
   }
@@ -207,7 +253,7 @@ export class EventGzip {
     this.refStart.fill(-1);
   }
 
-  private line(b: EventColumns, i: number, from: number, to: number): void {
+  private line(b: Columns, i: number, from: number, to: number): void {
     const kind = b.kind[i]!;
     const meta = this.ctx.incMetadata;
     const nArgs = meta ? to - from : 0;
@@ -325,7 +371,7 @@ export class EventGzip {
             cDist = pos - rpos;
             cLen = len;
           } else {
-            lSrc = this.text;
+            lSrc = this.textBytes;
             lLen = len;
           }
           if (rpos >= 0) rpos += this.refLen;
@@ -411,7 +457,7 @@ export class EventGzip {
       return sLen[slot]!;
     }
     const len = this.utf8(tag === TAG_STR ? jsonString(s) : s);
-    const c0 = crcBytes(0, this.text, 0, len);
+    const c0 = crcBytes(0, this.textBytes, 0, len);
     this.pieceCopied = false;
     this.pieceCrc = c0;
     if (slot >= 0) {
@@ -427,7 +473,7 @@ export class EventGzip {
    * Whether formatLine might cut this line: an upper bound of its UTF-16 length (escaping can make
    * a string six times longer) over the length under which it never does.
    */
-  private mayBeCut(b: EventColumns, kind: number, from: number, to: number): boolean {
+  private mayBeCut(b: Columns, kind: number, from: number, to: number): boolean {
     let chars = 256 + this.kindFrags[kind]!.chars + this.fArgsHead.chars;
     for (let j = from; j < to; j++) {
       chars += this.keyFrags[b.argKey[j]!]!.chars;
@@ -542,14 +588,17 @@ export class EventGzip {
   /** Text with no reference (metadata lines, lines that may be cut), as literals. */
   private textLiterals(s: string): void {
     const len = this.utf8(s);
-    this.literals(this.text, 0, len);
-    this.crc = crcBytes(this.crc, this.text, 0, len);
+    this.literals(this.textBytes, 0, len);
+    this.crc = crcBytes(this.crc, this.textBytes, 0, len);
     this.pos += len;
   }
 
   /** Encodes `s` as UTF-8 into the text scratch; returns its byte length. */
   private utf8(s: string): number {
-    if (this.text.length < 3 * s.length) this.text = Buffer.allocUnsafe(Math.max(3 * s.length, 2 * this.text.length));
+    if (this.text.length < 3 * s.length) {
+      this.text = Buffer.allocUnsafe(Math.max(3 * s.length, 2 * this.text.length));
+      this.textBytes = new Uint8Array(this.text.buffer, this.text.byteOffset, this.text.length);
+    }
     return this.text.write(s, 0, 'utf8');
   }
 
