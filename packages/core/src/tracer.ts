@@ -8,7 +8,7 @@ import { BatchEncoder } from './batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { grown } from './typed-arrays.js';
-import { MAX_IN_FLIGHT, WriterThread } from './writer-thread.js';
+import { WriterThread } from './writer-thread.js';
 import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
@@ -36,8 +36,6 @@ const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG:
 const ID_BLOCK = 4096;
 /** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
 const BYTES_PER_EVENT = 192;
-/** Flushes in a row that find the writer's queue full before this thread formats its own (a flood, not a burst). */
-const SATURATED_FLUSHES = 2 * MAX_IN_FLIGHT;
 
 /**
  * The tracer of one thread. All threads of a process write into the same TraceFile; each has its
@@ -57,15 +55,8 @@ export class ThreadTracer implements Tracer {
   private readonly fmt: FormatContext;
   /** The thread that formats and writes for us, when one runs (main thread, built package). */
   private writer: WriterThread | null = null;
-  /** Flushes handed to the writer thread and formatted on this thread (diagnostics, tests). */
+  /** Flushes handed to the writer thread and encoded on this thread (diagnostics, tests). */
   readonly batches = { handed: 0, here: 0 };
-  /** Formatting on this thread for now, because the program floods the writer (see formatHere). */
-  private inline = false;
-  /** Consecutive flushes that found the writer's queue full. */
-  private saturated = 0;
-  /** When the last flush formatted here ended, and how long it took (ms, performance.now). */
-  private lastFlushEnd = 0;
-  private lastFlushCost = 0;
   private sentKinds = 0;
   private sentKeys = 0;
   private sentStrs = 0;
@@ -412,34 +403,6 @@ export class ThreadTracer implements Tracer {
     w.stop();
   }
 
-  /**
-   * Whether this flush formats on this thread although a writer thread runs. When the program
-   * records events faster than the writer can write them for long (its queue stays full), the
-   * program waits for the writer anyway, and formatting here costs less CPU than handing over
-   * (~800 ns per POSIX read event less, `bench/cases.mjs posix` with and without
-   * `DFTRACER_WRITER_THREAD=0`): so after the writer has written everything handed over (the file
-   * keeps this thread's order), flushes are formatted here until the program records slowly
-   * again — until filling a buffer takes more than twice as long as formatting one. A burst that
-   * only fills the queue for a while keeps the writer: there, waiting for one free slot at a time
-   * lets the program record while the writer writes.
-   */
-  private formatHere(w: WriterThread): boolean {
-    if (w.failed || w.dead !== null) return false;
-    if (this.inline) {
-      if (performance.now() - this.lastFlushEnd > 2 * this.lastFlushCost) this.inline = false;
-      return this.inline;
-    }
-    if (!w.full) {
-      this.saturated = 0;
-      return false;
-    }
-    if (++this.saturated < SATURATED_FLUSHES) return false; // submit waits for one free slot
-    this.saturated = 0;
-    if (!w.drain()) return false; // stalled or died: flush() counts what it held as lost
-    this.inline = true;
-    return true;
-  }
-
   private writerLost(w: WriterThread): void {
     const lost = w.pendingEvents;
     this.dropped += lost;
@@ -456,7 +419,7 @@ export class ThreadTracer implements Tracer {
     const meta = this.pendingMeta;
     this.pendingMeta = '';
     const w = this.writer;
-    if (w !== null && !this.formatHere(w)) {
+    if (w !== null) {
       if (!w.failed) {
         const buf = this.buf;
         const kinds = this.interner.kindFrag;
@@ -495,7 +458,6 @@ export class ThreadTracer implements Tracer {
       }
     }
     const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.compression, this.file.shared.level));
-    const t0 = performance.now();
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);
@@ -504,8 +466,6 @@ export class ThreadTracer implements Tracer {
     }
     const ok = this.file.write(bytes, n);
     this.batches.here++;
-    this.lastFlushEnd = performance.now();
-    this.lastFlushCost = this.lastFlushEnd - t0;
     if (ok) {
       this.written += n;
       return;
