@@ -59,7 +59,8 @@ const CL_ORDER = [
 ];
 
 /**
- * A block's tokens: a literal byte as itself, a match as `len << 16 | dist`. Encoders keep the
+ * A block's tokens: a literal byte as itself, a match as `distSym << 25 | len << 16 | dist` (the
+ * distance symbol is needed twice, to count and to write). Encoders keep the
  * token count in a local while they add tokens (`buf[t++] = byte; litFreq[byte]++`) and pass it to
  * `match`, which returns the new count.
  */
@@ -96,7 +97,7 @@ export class DeflateTokens {
     while (len > 0) {
       let l = len > MAX_MATCH ? MAX_MATCH : len;
       if (len - l > 0 && len - l < MIN_MATCH) l = len - MIN_MATCH;
-      tok[t++] = (l << 16) | dist;
+      tok[t++] = (ds << 25) | (l << 16) | dist;
       lf[LEN_SYM[l]!]!++;
       this.distFreq[ds]!++;
       len -= l;
@@ -149,7 +150,9 @@ const GZIP_HEADER = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
 
 /**
  * The block's symbols. The bit writer's state lives in locals here (this loop is most of the
- * writing time), flushing two bytes whenever 16 bits have gathered.
+ * writing time), flushing two bytes whenever 16 bits have gathered. A match's length code and its
+ * extra bits go out as one value from a per-block table (at most 15 + 5 bits, added to fewer than
+ * 16 pending: under 32), and its distance symbol comes with the token (see `match`).
  */
 function writeTokens(
   w: BitWriter,
@@ -160,6 +163,11 @@ function writeTokens(
   distCode: Uint16Array,
   distLen: Uint8Array
 ): void {
+  for (let len = MIN_MATCH; len <= MAX_MATCH; len++) {
+    const sym = LEN_SYM[len]!;
+    lenBits[len] = litCode[sym]! | ((len - LEN_BASE[len]!) << litLen[sym]!);
+    lenCount[len] = litLen[sym]! + LEN_EXTRA[len]!;
+  }
   const out = w.out;
   let pos = w.pos;
   let acc = w.acc;
@@ -170,38 +178,27 @@ function writeTokens(
       acc |= litCode[v]! << nb;
       nb += litLen[v]!;
     } else {
-      // Up to 15 + 5 + 15 + 13 bits: flush after each part so the 32-bit accumulator never overflows.
-      const len = v >>> 16;
-      const ls = LEN_SYM[len]!;
-      acc |= litCode[ls]! << nb;
-      nb += litLen[ls]!;
+      const len = (v >>> 16) & 0x1ff;
+      acc |= lenBits[len]! << nb;
+      nb += lenCount[len]!;
       if (nb >= 16) {
         out[pos++] = acc & 0xff;
         out[pos++] = (acc >>> 8) & 0xff;
         acc >>>= 16;
         nb -= 16;
       }
-      acc |= (len - LEN_BASE[len]!) << nb;
-      nb += LEN_EXTRA[len]!;
-      if (nb >= 16) {
-        out[pos++] = acc & 0xff;
-        out[pos++] = (acc >>> 8) & 0xff;
-        acc >>>= 16;
-        nb -= 16;
-      }
-      const dist = v & 0xffff;
-      const ds = distSym(dist);
+      const ds = v >>> 25;
       acc |= distCode[ds]! << nb;
       nb += distLen[ds]!;
-      if (nb >= 16) {
-        out[pos++] = acc & 0xff;
-        out[pos++] = (acc >>> 8) & 0xff;
-        acc >>>= 16;
-        nb -= 16;
-      }
       if (ds >= 4) {
+        if (nb >= 16) {
+          out[pos++] = acc & 0xff;
+          out[pos++] = (acc >>> 8) & 0xff;
+          acc >>>= 16;
+          nb -= 16;
+        }
         const de = (ds >>> 1) - 1;
-        acc |= ((dist - 1) & ((1 << de) - 1)) << nb;
+        acc |= (((v & 0xffff) - 1) & ((1 << de) - 1)) << nb;
         nb += de;
       }
     }
@@ -216,6 +213,10 @@ function writeTokens(
   w.acc = acc;
   w.n = nb;
 }
+
+/** A match length's code and extra bits as one value, and their bit count (for the block at hand). */
+const lenBits = new Int32Array(MAX_MATCH + 1);
+const lenCount = new Uint8Array(MAX_MATCH + 1);
 
 /**
  * The block header after BTYPE: HLIT, HDIST, HCLEN, the code-length code, then the lit/len and

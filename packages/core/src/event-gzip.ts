@@ -94,6 +94,8 @@ const REF_REACH = WINDOW - MAX_EVENT_BYTES;
 const LINE_TOKENS = MAX_EVENT_BYTES + 2;
 
 const NO_BYTES = new Uint8Array(0);
+/** 10^n for the digit counts of safe integers (and one more). */
+const POW10 = Array.from({ length: 18 }, (_, n) => 10 ** n);
 const NO_STRINGS: readonly string[] = [];
 
 /**
@@ -164,6 +166,16 @@ export class EventGzip {
   /** Per number slot: the CRC (from a zero register) of each prefix of its text, lengths 0…24. */
   private sPre = new Int32Array(64 * SLOTS * PRE);
   private sDig = new Uint8Array(64 * SLOTS * DIG);
+  /** Per kind and value slot: where the piece began in the kind's last line. */
+  private pieceOff = new Int32Array(64 * SLOTS);
+  // Per kind: the last line's length and CRC (from a zero register), and whether its layout is kept whole.
+  private lineLen = new Int32Array(64);
+  private lineCrc = new Int32Array(64);
+  private layoutOk = new Uint8Array(64);
+  // sameLayoutLine's changed numbers: how many, their slots and new values.
+  private nDiff = 0;
+  private readonly diffSlots = new Int32Array(FIXED_PAIRS + MAX_ARG_SLOTS);
+  private readonly diffValues = new Float64Array(FIXED_PAIRS + MAX_ARG_SLOTS);
   private sStr: (string | undefined)[] = [];
 
   // The batch being encoded: uncompressed size so far, raw CRC register, token count, and the
@@ -241,6 +253,10 @@ export class EventGzip {
       const n = Math.max(kinds, this.refStart.length * 2);
       this.refStart = new Float64Array(n);
       this.refArgs = new Int32Array(n);
+      this.lineLen = new Int32Array(n);
+      this.lineCrc = new Int32Array(n);
+      this.layoutOk = new Uint8Array(n);
+      this.pieceOff = grown(this.pieceOff, n * SLOTS);
       this.sNum = grown(this.sNum, n * SLOTS);
       const tags = new Uint8Array(n * SLOTS).fill(TAG_NONE);
       tags.set(this.sTag);
@@ -265,6 +281,7 @@ export class EventGzip {
     const start = this.pos;
     const refStart = this.refStart[kind]!;
     const cmp = refStart >= 0;
+    if (cmp && this.layoutOk[kind] === 1 && nArgs === this.refArgs[kind] && start - refStart <= REF_REACH && this.sameLayoutLine(b, i, from, kind, meta ? FIXED_PAIRS + nArgs : FIXED_PAIRS_BARE)) return;
     const refArgs = cmp ? this.refArgs[kind]! : 0;
     // The reference line's position of the piece at hand; -1 once pieces no longer correspond.
     let rpos = cmp && start - refStart <= REF_REACH ? refStart : -1;
@@ -273,16 +290,10 @@ export class EventGzip {
     const base = kind * SLOTS;
     const gen = this.gen;
     const kindFrag = this.kindFrags[kind]!;
-    const tokens = this.tokens;
-    // Room for the line's literals and for the open match, which may have run over many lines.
-    const tok = tokens.ensure(this.t, LINE_TOKENS + ((this.runLen + MAX_EVENT_BYTES) >> 7));
-    const lf = tokens.litFreq;
-    const { sTag, sNum, sLen, sDig: sd, sPre: pre } = this;
+    const { sTag, sNum, sLen, sDig: sd, sPre: pre, pieceOff } = this;
+    const crcStart = this.crc;
     let pos = start;
-    let crc = this.crc;
-    let t = this.t;
-    let runLen = this.runLen;
-    let runDist = this.runDist;
+    let crc = crcStart;
 
     for (let q = 0; q <= tailPiece; q++) {
       const pair = q >> 1;
@@ -318,6 +329,7 @@ export class EventGzip {
         }
         if (same) refLen = f.len;
       } else {
+        if (slot >= 0) pieceOff[slot] = pos - start;
         let tag = TAG_NUM;
         let v: number;
         let json = true;
@@ -352,7 +364,7 @@ export class EventGzip {
               // Leading digits are copied only where they extend the open match or are long
               // enough to stand alone.
               let k = this.same;
-              if (k > 0 && ((runLen > 0 && runDist === pos - rpos) || k >= MIN_MATCH)) {
+              if (k > 0 && ((this.runLen > 0 && this.runDist === pos - rpos) || k >= MIN_MATCH)) {
                 cDist = pos - rpos;
                 cLen = k;
               } else k = 0;
@@ -412,34 +424,92 @@ export class EventGzip {
         crc = crcShift(crc, f.shift) ^ f.crc;
         pos += len;
       }
-      if (cLen > 0) {
-        if (runDist === cDist) runLen += cLen;
-        else {
-          if (runLen > 0) t = tokens.match(t, runLen, runDist);
-          runDist = cDist;
-          runLen = cLen;
-        }
-      }
-      if (lLen > 0) {
-        if (runLen > 0) {
-          t = tokens.match(t, runLen, runDist);
-          runLen = 0;
-          runDist = -1;
-        }
-        for (let k = lOff, end = lOff + lLen; k < end; k++) {
-          const y = lSrc[k]!;
-          tok[t++] = y;
-          lf[y]!++;
-        }
-      }
+      if (cLen > 0) this.copy(cDist, cLen);
+      if (lLen > 0) this.literals(lSrc, lOff, lLen);
     }
     this.pos = pos;
     this.crc = crc;
-    this.t = t;
-    this.runLen = runLen;
-    this.runDist = runDist;
+    // The layout the next line of this kind may repeat (sameLayoutLine).
+    const n = pos - start;
+    this.lineLen[kind] = n;
+    this.lineCrc[kind] = crc ^ crcShift(crcStart, shiftMap(n));
+    this.layoutOk[kind] = nArgs <= MAX_ARG_SLOTS ? 1 : 0;
     this.refStart[kind] = start;
     this.refArgs[kind] = nArgs;
+  }
+
+  /**
+   * The common line: laid out exactly as its reference (the kind's previous line: same keys, tags
+   * and interned values, every piece the same length), differing only in the trailing digits of
+   * some numbers. Then the line is copies at one distance around the changed digits, and its CRC
+   * is the reference line's adjusted by each change (for equal lengths, CRC is linear in the
+   * bytes), so equal pieces cost a comparison each and nothing more. Returns false, having changed
+   * nothing, when the line does not qualify; `line` then writes it piece by piece.
+   */
+  private sameLayoutLine(b: Columns, i: number, from: number, kind: number, pairs: number): boolean {
+    const base = kind * SLOTS;
+    const { sTag, sNum } = this;
+    this.nDiff = 0;
+    if (!this.sameLength(base + 1, b.id[i]!) || !this.sameLength(base + 3, b.tid[i]!) || !this.sameLength(base + 5, b.ts[i]!) || !this.sameLength(base + 7, b.dur[i]!)) return false;
+    if (pairs > FIXED_PAIRS_BARE) {
+      if (!this.sameLength(base + 9, b.level[i]!) || !this.sameLength(base + 11, b.pidx[i]!)) return false;
+      for (let pair = FIXED_PAIRS; pair < pairs; pair++) {
+        const slot = base + 2 * pair + 1;
+        const j = from + pair - FIXED_PAIRS;
+        const tag = b.argTag[j]!;
+        if (sNum[slot - 1] !== b.argKey[j] || sTag[slot] !== tag) return false;
+        const v = b.argNum[j]!;
+        if (tag === TAG_NUM) {
+          if (!this.sameLength(slot, v)) return false;
+        } else if (tag === TAG_STR || tag === TAG_RAW || sNum[slot] !== (tag === TAG_ISTR ? v : 0)) {
+          return false; // interned values must be the reference's; strings go piece by piece
+        }
+      }
+    }
+    const { sLen, diffSlots, diffValues } = this;
+    const n = this.nDiff;
+    const start = this.pos;
+    const dist = start - this.refStart[kind]!;
+    const lineLen = this.lineLen[kind]!;
+    const { pieceOff, sPre: pre } = this;
+    let end = 0; // where the last changed digits ended, in the line
+    let delta = 0;
+    for (let k = 0; k < n; k++) {
+      const slot = diffSlots[k]!;
+      const off = pieceOff[slot]!;
+      const len = sLen[slot]!;
+      const p = slot * PRE + len;
+      const refCrc = pre[p]!;
+      const r = sNum[slot]!;
+      sNum[slot] = diffValues[k]!;
+      this.changedDigits(slot, diffValues[k]!, r, len);
+      const same = this.same;
+      this.copy(dist, off + same - end);
+      this.literals(this.sDig, slot * DIG + same, len - same);
+      delta ^= crcShift(refCrc ^ pre[p]!, shiftMap(lineLen - off - len));
+      end = off + len;
+    }
+    this.copy(dist, lineLen - end);
+    const lineCrc = this.lineCrc[kind]! ^ delta;
+    this.lineCrc[kind] = lineCrc;
+    this.crc = crcShift(this.crc, shiftMap(lineLen)) ^ lineCrc;
+    this.pos = start + lineLen;
+    this.refStart[kind] = start;
+    return true;
+  }
+
+  /**
+   * Whether number v in `slot` keeps the reference's layout: it is the reference's number, or a
+   * positive integer of as many digits replacing a non-negative one (then noted as a change).
+   */
+  private sameLength(slot: number, v: number): boolean {
+    const r = this.sNum[slot]!;
+    if (v === r) return true;
+    const len = this.sLen[slot]!;
+    if (this.sTag[slot] !== TAG_NUM || !(v > 0 && r >= 0 && Number.isSafeInteger(r) && Number.isSafeInteger(v) && v >= POW10[len - 1]! && v < POW10[len]!)) return false;
+    this.diffSlots[this.nDiff] = slot;
+    this.diffValues[this.nDiff++] = v;
+    return true;
   }
 
   /**
@@ -600,6 +670,17 @@ export class EventGzip {
       this.textBytes = new Uint8Array(this.text.buffer, this.text.byteOffset, this.text.length);
     }
     return this.text.write(s, 0, 'utf8');
+  }
+
+  /** `len` ≥ 3 bytes equal to those `d` back: they join the open match if it has the same distance. */
+  private copy(d: number, len: number): void {
+    if (this.runDist === d) {
+      this.runLen += len;
+      return;
+    }
+    this.closeRun();
+    this.runDist = d;
+    this.runLen = len;
   }
 
   private closeRun(): void {
