@@ -150,9 +150,9 @@ const GZIP_HEADER = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
 
 /**
  * The block's symbols. The bit writer's state lives in locals here (this loop is most of the
- * writing time), flushing two bytes whenever 16 bits have gathered. A match's length code and its
- * extra bits go out as one value from a per-block table (at most 15 + 5 bits, added to fewer than
- * 16 pending: under 32), and its distance symbol comes with the token (see `match`).
+ * writing time), flushing two bytes whenever 16 bits have gathered: each part added after a flush
+ * is at most 15 bits, so the 32-bit accumulator never overflows. A match's distance symbol comes
+ * with its token (see `match`).
  */
 function writeTokens(
   w: BitWriter,
@@ -163,11 +163,6 @@ function writeTokens(
   distCode: Uint16Array,
   distLen: Uint8Array
 ): void {
-  for (let len = MIN_MATCH; len <= MAX_MATCH; len++) {
-    const sym = LEN_SYM[len]!;
-    lenBits[len] = litCode[sym]! | ((len - LEN_BASE[len]!) << litLen[sym]!);
-    lenCount[len] = litLen[sym]! + LEN_EXTRA[len]!;
-  }
   const out = w.out;
   let pos = w.pos;
   let acc = w.acc;
@@ -179,8 +174,17 @@ function writeTokens(
       nb += litLen[v]!;
     } else {
       const len = (v >>> 16) & 0x1ff;
-      acc |= lenBits[len]! << nb;
-      nb += lenCount[len]!;
+      const ls = LEN_SYM[len]!;
+      acc |= litCode[ls]! << nb;
+      nb += litLen[ls]!;
+      if (nb >= 16) {
+        out[pos++] = acc & 0xff;
+        out[pos++] = (acc >>> 8) & 0xff;
+        acc >>>= 16;
+        nb -= 16;
+      }
+      acc |= (len - LEN_BASE[len]!) << nb;
+      nb += LEN_EXTRA[len]!;
       if (nb >= 16) {
         out[pos++] = acc & 0xff;
         out[pos++] = (acc >>> 8) & 0xff;
@@ -213,10 +217,6 @@ function writeTokens(
   w.acc = acc;
   w.n = nb;
 }
-
-/** A match length's code and extra bits as one value, and their bit count (for the block at hand). */
-const lenBits = new Int32Array(MAX_MATCH + 1);
-const lenCount = new Uint8Array(MAX_MATCH + 1);
 
 /**
  * The block header after BTYPE: HLIT, HDIST, HCLEN, the code-length code, then the lit/len and

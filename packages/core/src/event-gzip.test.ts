@@ -1,8 +1,11 @@
+import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { EventBuffer, Interner, MAX_EVENT_BYTES, formatEvents, type FormatContext } from './event-buffer.js';
 import { EventGzip, numberDigits } from './event-gzip.js';
+import { GENERATOR, type FuzzGenerator } from './fuzz-generator.test-util.js';
 import { FH, HH, rng } from './line-gzip.test-util.js';
+import { tempDir, writeModule } from './trace-reader.test-util.js';
 import { TextSink } from './text-sink.js';
 import type { ArgValue } from './types.js';
 
@@ -101,6 +104,28 @@ describe('EventGzip', () => {
       if (buf.full) break;
     }
     roundTrip(enc, '', buf, ctx);
+  });
+
+  it('writes the fuzz test’s events (any names, keys and values) and repeating ones, for many seeds', async () => {
+    const gen = writeModule(tempDir('dft-evgz-'), GENERATOR, 'gen.mjs');
+    const { generator } = (await import(pathToFileURL(gen).href)) as { generator: (seed: number) => FuzzGenerator };
+    for (let seed = 1; seed <= 30; seed++) {
+      const g = generator(seed);
+      const { interner, ctx, enc } = setup();
+      const r = rng(seed);
+      let ts = 1763870000000000 + seed * 7777;
+      for (let batch = 0; batch < 3; batch++) {
+        const buf = new EventBuffer(300);
+        for (let i = 0; i < 300; i++) {
+          // Half fuzzed, half one repeating kind whose numbers change length now and then.
+          const e = r() < 0.5 ? g.event() : { name: 'same', cat: 'c', args: { a: Math.floor(r() * 3000), s: 'x' } };
+          ts += Math.floor(r() * (r() < 0.1 ? 1e7 : 30));
+          const dur = Math.floor(r() * (r() < 0.5 ? 10 : 100000));
+          buf.push(interner.kind(e.name, e.cat), batch * 300 + i + 1, 4242, ts, dur, 1 + (i % 3), r() < 0.5 ? -1 : i, e.args as Record<string, ArgValue>, interner);
+        }
+        roundTrip(enc, '', buf, ctx);
+      }
+    }
   });
 
   it('cuts an oversize line as the text path does, and says so once per batch', () => {
