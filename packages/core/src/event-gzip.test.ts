@@ -128,6 +128,18 @@ describe('EventGzip', () => {
     }
   });
 
+  it('stays exact with more kinds than it keeps references for (kinds 256 apart share one)', () => {
+    const { interner, ctx, enc } = setup();
+    const kinds = Array.from({ length: 600 }, (_, k) => interner.kind(`op${k}`, 'c'));
+    const buf = new EventBuffer(6000);
+    for (let i = 0; i < 6000; i++) {
+      // Kinds k and k + 256 alternate, so each takes the other's reference over.
+      const k = kinds[(i % 2) * 256 + ((i >> 1) % 344)]!;
+      buf.push(k, i + 1, 7, 1760934170173819 + i * 3, i % 7, 1, -1, { n: i % 1000, f: FH[i % 2] }, interner);
+    }
+    roundTrip(enc, '', buf, ctx);
+  });
+
   it('cuts an oversize line as the text path does, and says so once per batch', () => {
     const { interner, ctx, enc, cuts } = setup();
     const buf = new EventBuffer(8);

@@ -36,7 +36,6 @@ import {
   type EventColumns,
   type FormatContext,
 } from './event-buffer.js';
-import { grown } from './typed-arrays.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */
 class Frag {
@@ -70,6 +69,11 @@ const FIXED_PAIRS = 6;
 const FIXED_PAIRS_BARE = 4; // without metadata: id, tid, ts, dur
 /** Args compared with the reference line; later ones are written without a reference. */
 const MAX_ARG_SLOTS = 13;
+/**
+ * Kinds with a reference line at a time (a direct-mapped cache on the kind's number, ~6 KiB each):
+ * a program with more kinds than this loses some references to collisions, never memory.
+ */
+const STATES = 256;
 /** Per-kind state slots: one per piece of the fixed pairs and the compared args. */
 const SLOTS = 2 * (FIXED_PAIRS + MAX_ARG_SLOTS);
 /** Bytes kept per slot for a number's text: the longest double is 24 characters. */
@@ -155,23 +159,25 @@ export class EventGzip {
   private readonly fFalse = new Frag('false');
   private readonly fNull = new Frag('null');
 
-  // Per kind: where its last line began in this batch (-1: none yet) and how many args it had.
-  private refStart = new Float64Array(64);
-  private refArgs = new Int32Array(64);
-  // Per kind and slot: the last line's piece, as value, tag, byte length, CRC, and a number's text.
-  private sNum = new Float64Array(64 * SLOTS);
-  private sTag = new Uint8Array(64 * SLOTS).fill(TAG_NONE);
-  private sLen = new Int32Array(64 * SLOTS);
-  private sCrc = new Int32Array(64 * SLOTS);
+  // Per state (a kind's, see STATES): the kind it holds, where its last line began in this batch
+  // (-1: none yet) and how many args that line had.
+  private readonly owner = new Int32Array(STATES).fill(-1);
+  private readonly refStart = new Float64Array(STATES);
+  private readonly refArgs = new Int32Array(STATES);
+  // Per state and slot: the last line's piece, as value, tag, byte length, CRC, and a number's text.
+  private readonly sNum = new Float64Array(STATES * SLOTS);
+  private readonly sTag = new Uint8Array(STATES * SLOTS).fill(TAG_NONE);
+  private readonly sLen = new Int32Array(STATES * SLOTS);
+  private readonly sCrc = new Int32Array(STATES * SLOTS);
   /** Per number slot: the CRC (from a zero register) of each prefix of its text, lengths 0…24. */
-  private sPre = new Int32Array(64 * SLOTS * PRE);
-  private sDig = new Uint8Array(64 * SLOTS * DIG);
-  /** Per kind and value slot: where the piece began in the kind's last line. */
-  private pieceOff = new Int32Array(64 * SLOTS);
-  // Per kind: the last line's length and CRC (from a zero register), and whether its layout is kept whole.
-  private lineLen = new Int32Array(64);
-  private lineCrc = new Int32Array(64);
-  private layoutOk = new Uint8Array(64);
+  private readonly sPre = new Int32Array(STATES * SLOTS * PRE);
+  private readonly sDig = new Uint8Array(STATES * SLOTS * DIG);
+  /** Per state and value slot: where the piece began in the last line. */
+  private readonly pieceOff = new Int32Array(STATES * SLOTS);
+  // Per state: the last line's length and CRC (from a zero register), and whether its layout is kept whole.
+  private readonly lineLen = new Int32Array(STATES);
+  private readonly lineCrc = new Int32Array(STATES);
+  private readonly layoutOk = new Uint8Array(STATES);
   // sameLayoutLine's changed numbers: how many, their slots and new values.
   private nDiff = 0;
   private readonly diffSlots = new Int32Array(FIXED_PAIRS + MAX_ARG_SLOTS);
@@ -234,7 +240,7 @@ export class EventGzip {
     return gzipMember(this.tokens, this.t, crcFinish(this.crc), this.pos);
   }
 
-  /** Compiles fragments interned since the last batch; sizes the per-kind state. */
+  /** Compiles fragments interned since the last batch; forgets the last batch's lines. */
   private prepare(): void {
     const { kindFrag, keyFrag, strFrag } = this.ctx;
     for (let k = this.kindFrags.length; k < kindFrag.length; k++) this.kindFrags.push(new Frag(kindFrag[k]!));
@@ -248,24 +254,6 @@ export class EventGzip {
       this.strFrags.push(f);
       this.maxValueChars = Math.max(this.maxValueChars, f.chars);
     }
-    const kinds = kindFrag.length;
-    if (kinds > this.refStart.length) {
-      const n = Math.max(kinds, this.refStart.length * 2);
-      this.refStart = new Float64Array(n);
-      this.refArgs = new Int32Array(n);
-      this.lineLen = new Int32Array(n);
-      this.lineCrc = new Int32Array(n);
-      this.layoutOk = new Uint8Array(n);
-      this.pieceOff = grown(this.pieceOff, n * SLOTS);
-      this.sNum = grown(this.sNum, n * SLOTS);
-      const tags = new Uint8Array(n * SLOTS).fill(TAG_NONE);
-      tags.set(this.sTag);
-      this.sTag = tags;
-      this.sLen = grown(this.sLen, n * SLOTS);
-      this.sCrc = grown(this.sCrc, n * SLOTS);
-      this.sPre = grown(this.sPre, n * SLOTS * PRE);
-      this.sDig = grown(this.sDig, n * SLOTS * DIG);
-    }
     this.refStart.fill(-1);
   }
 
@@ -275,19 +263,20 @@ export class EventGzip {
     const nArgs = meta ? to - from : 0;
     if (nArgs > 0 && (b.argObj.length > 0 || nArgs * (this.maxKeyChars + this.maxValueChars) > SAFE_LINE_CHARS - 256 - this.kindFrags[kind]!.chars) && this.mayBeCut(b, kind, from, to)) {
       this.textLiterals(formatLine(b, this.ctx, i, from, to, this.cuts));
-      this.refStart[kind] = -1; // its slots were not kept
+      this.refStart[this.stateOf(kind)] = -1; // its slots were not kept
       return;
     }
     const start = this.pos;
-    const refStart = this.refStart[kind]!;
+    const st = this.stateOf(kind);
+    const refStart = this.refStart[st]!;
     const cmp = refStart >= 0;
-    if (cmp && this.layoutOk[kind] === 1 && nArgs === this.refArgs[kind] && start - refStart <= REF_REACH && this.sameLayoutLine(b, i, from, kind, meta ? FIXED_PAIRS + nArgs : FIXED_PAIRS_BARE)) return;
-    const refArgs = cmp ? this.refArgs[kind]! : 0;
+    if (cmp && this.layoutOk[st] === 1 && nArgs === this.refArgs[st] && start - refStart <= REF_REACH && this.sameLayoutLine(b, i, from, st, meta ? FIXED_PAIRS + nArgs : FIXED_PAIRS_BARE)) return;
+    const refArgs = cmp ? this.refArgs[st]! : 0;
     // The reference line's position of the piece at hand; -1 once pieces no longer correspond.
     let rpos = cmp && start - refStart <= REF_REACH ? refStart : -1;
     const fixedPairs = meta ? FIXED_PAIRS : FIXED_PAIRS_BARE;
     const tailPiece = 2 * (fixedPairs + nArgs);
-    const base = kind * SLOTS;
+    const base = st * SLOTS;
     const gen = this.gen;
     const kindFrag = this.kindFrags[kind]!;
     const { sTag, sNum, sLen, sDig: sd, sPre: pre, pieceOff } = this;
@@ -431,11 +420,11 @@ export class EventGzip {
     this.crc = crc;
     // The layout the next line of this kind may repeat (sameLayoutLine).
     const n = pos - start;
-    this.lineLen[kind] = n;
-    this.lineCrc[kind] = crc ^ crcShift(crcStart, shiftMap(n));
-    this.layoutOk[kind] = nArgs <= MAX_ARG_SLOTS ? 1 : 0;
-    this.refStart[kind] = start;
-    this.refArgs[kind] = nArgs;
+    this.lineLen[st] = n;
+    this.lineCrc[st] = crc ^ crcShift(crcStart, shiftMap(n));
+    this.layoutOk[st] = nArgs <= MAX_ARG_SLOTS ? 1 : 0;
+    this.refStart[st] = start;
+    this.refArgs[st] = nArgs;
   }
 
   /**
@@ -446,8 +435,8 @@ export class EventGzip {
    * bytes), so equal pieces cost a comparison each and nothing more. Returns false, having changed
    * nothing, when the line does not qualify; `line` then writes it piece by piece.
    */
-  private sameLayoutLine(b: Columns, i: number, from: number, kind: number, pairs: number): boolean {
-    const base = kind * SLOTS;
+  private sameLayoutLine(b: Columns, i: number, from: number, st: number, pairs: number): boolean {
+    const base = st * SLOTS;
     const { sTag, sNum } = this;
     this.nDiff = 0;
     if (!this.sameLength(base + 1, b.id[i]!) || !this.sameLength(base + 3, b.tid[i]!) || !this.sameLength(base + 5, b.ts[i]!) || !this.sameLength(base + 7, b.dur[i]!)) return false;
@@ -469,8 +458,8 @@ export class EventGzip {
     const { sLen, diffSlots, diffValues } = this;
     const n = this.nDiff;
     const start = this.pos;
-    const dist = start - this.refStart[kind]!;
-    const lineLen = this.lineLen[kind]!;
+    const dist = start - this.refStart[st]!;
+    const lineLen = this.lineLen[st]!;
     const { pieceOff, sPre: pre } = this;
     let end = 0; // where the last changed digits ended, in the line
     let delta = 0;
@@ -490,11 +479,11 @@ export class EventGzip {
       end = off + len;
     }
     this.copy(dist, lineLen - end);
-    const lineCrc = this.lineCrc[kind]! ^ delta;
-    this.lineCrc[kind] = lineCrc;
+    const lineCrc = this.lineCrc[st]! ^ delta;
+    this.lineCrc[st] = lineCrc;
     this.crc = crcShift(this.crc, shiftMap(lineLen)) ^ lineCrc;
     this.pos = start + lineLen;
-    this.refStart[kind] = start;
+    this.refStart[st] = start;
     return true;
   }
 
@@ -537,6 +526,16 @@ export class EventGzip {
       this.sCrc[slot] = c0;
     }
     return len;
+  }
+
+  /** The state slot of `kind`, taken over (its reference dropped) if another kind held it. */
+  private stateOf(kind: number): number {
+    const st = kind & (STATES - 1);
+    if (this.owner[st] !== kind) {
+      this.owner[st] = kind;
+      this.refStart[st] = -1;
+    }
+    return st;
   }
 
   /**
