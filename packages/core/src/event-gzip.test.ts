@@ -197,6 +197,29 @@ describe('EventGzip', () => {
   });
 });
 
+describe('EventGzip size', () => {
+  it('copies a dftFn event line from the previous one around its changed digits (about 3 B per event)', () => {
+    const { interner, ctx, enc } = setup();
+    const k = interner.kind('work', 'bench');
+    const r = rng(7);
+    let ts = 1763870000000000;
+    let n = 0;
+    let bytes = 0;
+    for (let batch = 0; batch < 10; batch++) {
+      const buf = new EventBuffer(5461);
+      for (let i = 0; i < 5461; i++) {
+        ts += r() < 0.15 ? 1 : 0;
+        // A duration of 1 after 0 keeps the layout; 0 after 1 does not (the line goes piece by piece).
+        buf.push(k, ++n, 4242, ts, r() < 0.1 ? 1 : 0, 1, -1, undefined, interner);
+      }
+      bytes += roundTrip(enc, '', buf, ctx).length;
+    }
+    // Measured 3.16 B; 3.56 when a line written piece by piece wrote its tail as a copy from
+    // elsewhere instead of continuing its reference's copy.
+    expect(bytes / n).toBeLessThan(3.3);
+  });
+});
+
 describe('numberDigits', () => {
   it('writes what String and numberText write', () => {
     const out = new Uint8Array(32);

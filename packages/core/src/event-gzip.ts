@@ -15,6 +15,11 @@
  * - the CRC-32 advances over a piece in one step from the piece's own CRC (crc32.ts), so the text is
  *   never needed; only changed numbers' digits are generated at all.
  *
+ * Most lines are laid out exactly as their reference (the same keys and interned values, numbers
+ * of the same digit count): those take `sameLayoutLine`, which only compares the fields, writes
+ * the changed digits, and adjusts the reference line's CRC by each change; the piece-by-piece walk
+ * (`line`) handles the rest and records the layout for the next line.
+ *
  * The output is byte for byte the gzip of `formatEvents`'s text (the tests decompress and compare),
  * in one dynamic-Huffman block (deflate-block.ts). Lines that may be cut for length (huge string
  * args) are formatted by `formatLine` and written as literals.
@@ -62,8 +67,8 @@ class Frag {
 
 /**
  * A line is a sequence of pieces, two per field: the fragment before the value, then the value
- * (`{"id":` 7, `,"name":…,"tid":` 7, `,"ts":` …, an arg's `,"key":` and its value), then the line's
- * tail. The first FIXED_PAIRS pairs are the event's own fields; args follow.
+ * (`{"id":` and the id, `,"name":…,"tid":` and the tid, `,"ts":` and ts, …, an arg's `,"key":` and
+ * its value), then the line's tail. The first FIXED_PAIRS pairs are the event's own fields.
  */
 const FIXED_PAIRS = 6;
 const FIXED_PAIRS_BARE = 4; // without metadata: id, tid, ts, dur
@@ -94,8 +99,6 @@ const SAFE_LINE_CHARS = MAX_EVENT_BYTES / 3;
  * this far back stays inside the 32 KiB window for the whole line.
  */
 const REF_REACH = WINDOW - MAX_EVENT_BYTES;
-/** Tokens one line can add: a literal per byte at most, plus the match closed before them. */
-const LINE_TOKENS = MAX_EVENT_BYTES + 2;
 
 const NO_BYTES = new Uint8Array(0);
 /** 10^n for the digit counts of safe integers (and one more). */
@@ -289,7 +292,7 @@ export class EventGzip {
       const arg = pair - fixedPairs; // < 0: a fixed field
       const slot = arg < MAX_ARG_SLOTS ? base + q : -1;
       // Whether the reference line has this piece (its slot holds the reference's).
-      const valid = cmp && (arg < 0 || (arg < refArgs && arg < MAX_ARG_SLOTS));
+      const valid = cmp && (arg < 0 || q === tailPiece || (arg < refArgs && arg < MAX_ARG_SLOTS));
       if (!valid || (q === tailPiece && nArgs !== refArgs)) rpos = -1;
       // What this piece writes: a copy of cLen bytes cDist back, then lLen literals from lSrc.
       let cLen = 0;
