@@ -492,13 +492,13 @@ export class EventGzip {
 
   /**
    * Whether number v in `slot` keeps the reference's layout: it is the reference's number, or a
-   * positive integer of as many digits replacing a non-negative one (then noted as a change).
+   * non-negative integer of as many digits replacing another (then noted as a change).
    */
   private sameLength(slot: number, v: number): boolean {
     const r = this.sNum[slot]!;
     if (v === r) return true;
     const len = this.sLen[slot]!;
-    if (this.sTag[slot] !== TAG_NUM || !(v > 0 && r >= 0 && Number.isSafeInteger(r) && Number.isSafeInteger(v) && v >= POW10[len - 1]! && v < POW10[len]!)) return false;
+    if (this.sTag[slot] !== TAG_NUM || !(v >= 0 && r >= 0 && Number.isSafeInteger(r) && Number.isSafeInteger(v) && v >= (len === 1 ? 0 : POW10[len - 1]!) && v < POW10[len]!)) return false;
     this.diffSlots[this.nDiff] = slot;
     this.diffValues[this.nDiff++] = v;
     return true;
@@ -567,16 +567,21 @@ export class EventGzip {
     const r = this.sNum[slot]!;
     this.sTag[slot] = TAG_NUM;
     this.sNum[slot] = v;
-    if (refLen >= 0 && v > 0 && r >= 0 && Number.isSafeInteger(v) && Number.isSafeInteger(r)) return this.changedDigits(slot, v, r, refLen);
+    if (refLen >= 0 && v >= 0 && r >= 0 && Number.isSafeInteger(v) && Number.isSafeInteger(r)) return this.changedDigits(slot, v, r, refLen);
     return this.anyDigits(slot, v, json, refLen);
   }
 
   /**
-   * changedDigits: a positive integer replacing a non-negative one. Only the trailing digits that
-   * differ are generated: both numbers lose trailing digits until what is left is equal.
+   * A non-negative integer replacing another in `slot` (the old one's text `refLen` long): only the
+   * trailing digits that differ are generated — both numbers lose trailing digits until what is
+   * left is equal. Updates the slot; returns the new text's length, `same` the digits kept.
    */
   private changedDigits(slot: number, v: number, r: number, refLen: number): number {
     const rev = this.dig;
+    if (v === 0) {
+      rev[0] = 48; // "0" (also for -0)
+      return this.changedTail(slot, 0, 1);
+    }
     let x = v;
     let y = r;
     let k = 0;
