@@ -68,7 +68,7 @@ describe('initializeLog / finalize in a real process', () => {
 
   it('writes the same lines, as valid multi-member gzip, with each encoder', () => {
     const texts: string[] = [];
-    // 1: the columnar encoder (the default), 4: the line-aware text encoder, 9: zlib's strongest.
+    // 1: the columnar encoder (the default), 4: the same with more copy sources, 9: zlib's strongest.
     for (const level of ['1', '4', '9']) {
       const dir = tempDir();
       const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_COMPRESSION_LEVEL: level, EXTRA: '20000', LOG_FILE: join(dir, `lvl${level}`) });
