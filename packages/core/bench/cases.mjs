@@ -84,6 +84,9 @@ const cases = {
   posixWarm() {
     return posixEvents(true);
   },
+  posixLevel2() {
+    return posixEvents(true, { compressionLevel: 2 });
+  },
   clock() {
     // The floor of any tracer that times a call: the two clock reads (DESIGN.md §7 measured 36 ns
     // each where its targets were set).
@@ -108,10 +111,11 @@ const POSIX_EVENTS = 1_000_000;
 /**
  * 1 M POSIX-read-shaped events through the tracer: sequential 4 KiB reads over 64 files. `warm`:
  * measure a second million, after the first has warmed the JIT of both threads (a long-running
- * program's steady state; the cold figure includes compiling the encoder).
+ * program's steady state; the cold figure includes compiling the encoder). `options`: more
+ * initializeLog options (a compression level).
  */
-function posixEvents(warm) {
-  init({ disableIo: true });
+function posixEvents(warm, options = {}) {
+  init({ disableIo: true, ...options });
   const t = getTracer();
   const hashes = Array.from({ length: 64 }, (_, k) => t.hashFile(join(outDir, 'data', `shard-${k}.bin`)));
   let off = 0;

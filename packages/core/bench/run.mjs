@@ -26,7 +26,7 @@ function run(name) {
   return out;
 }
 
-const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced'].map((c) => [c, run(c)]));
+const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced'].map((c) => [c, run(c)]));
 const f = (x, d = 0) => (x === undefined ? '–' : x.toFixed(d));
 const rows = [
   ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
@@ -35,6 +35,7 @@ const rows = [
   ['total process CPU ns per POSIX read event (emit + format + gzip), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns; includes compiling the encoder`],
   ['the same, the next 1 M events (warmed up)', f(r.posixWarm.cpuPerCall), '≤ 500', `main thread ${f(r.posixWarm.nsPerCall)} ns`],
   ['compressed bytes per POSIX read event (1 M events)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
+  ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
   ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns`],
 ];
 console.log(`\n@dftracer/core bench (node ${process.version}, median of ${REPS} processes)\n`);
