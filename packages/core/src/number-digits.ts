@@ -1,0 +1,99 @@
+/**
+ * Numbers as the trace text writes them, digit by digit into a byte array: the columnar encoder
+ * (event-gzip.ts) generates only the digits that changed, and needs them as bytes, not strings.
+ */
+import { numberText } from './event-buffer.js';
+
+/** 10^n for the digit counts of safe integers (and one more). */
+export const POW10: readonly number[] = Array.from({ length: 18 }, (_, n) => 10 ** n);
+
+/**
+ * How many trailing digits of v (> 0) differ from r's (≥ 0), both safe integers: both lose
+ * trailing digits until what is left is equal (or v has none left). The digits of v stripped go
+ * to `rev`, last first.
+ */
+export function differingDigits(v: number, r: number, rev: Uint8Array): number {
+  let k = 0;
+  if (v >= 1e8 && r >= 1e8) {
+    // Timestamps: when the high parts agree, strip the low eight digits (zero-padded) in int32 math.
+    const hx = Math.floor(v / 1e8);
+    if (hx === Math.floor(r / 1e8)) {
+      let xi = (v - hx * 1e8) | 0;
+      let yi = (r - hx * 1e8) | 0;
+      while (xi !== yi) {
+        const qx = (xi / 10) | 0;
+        rev[k++] = 48 + (xi - qx * 10);
+        xi = qx;
+        yi = (yi / 10) | 0;
+      }
+      return k;
+    }
+  }
+  if (v <= 0x7fffffff && r <= 0x7fffffff) {
+    // `| 0` first: V8 then divides in int32 (a multiply by the reciprocal), not in doubles.
+    let xi = v | 0;
+    let yi = r | 0;
+    while (xi !== yi && xi !== 0) {
+      const qx = (xi / 10) | 0;
+      rev[k++] = 48 + (xi - qx * 10);
+      xi = qx;
+      yi = (yi / 10) | 0;
+    }
+    return k;
+  }
+  let x = v;
+  let y = r;
+  while (x !== y && x !== 0) {
+    const qx = Math.floor(x / 10);
+    rev[k++] = 48 + (x - qx * 10);
+    x = qx;
+    y = Math.floor(y / 10);
+  }
+  return k;
+}
+
+/**
+ * Writes v's text into `out` (ASCII) and returns its length: integers by arithmetic, anything else
+ * (fractions, huge or non-finite values) as formatLine writes it (`json`: numberText, else String).
+ */
+export function numberDigits(v: number, out: Uint8Array, json: boolean): number {
+  if (Number.isSafeInteger(v)) {
+    if (v >= 0) return unsignedDigits(v, out, 0);
+    out[0] = 45; // '-'
+    return 1 + unsignedDigits(-v, out, 1);
+  }
+  if (v === 0) {
+    out[0] = 48; // -0 → "0"
+    return 1;
+  }
+  const s = json ? numberText(v) : String(v);
+  for (let k = 0; k < s.length; k++) out[k] = s.charCodeAt(k);
+  return s.length;
+}
+
+function unsignedDigits(v: number, out: Uint8Array, o: number): number {
+  if (v < 1e8) return smallDigits(v, out, o);
+  // Above 1e8 (timestamps ~1.7e15): the high part, then the low eight digits zero-padded, in int32 math.
+  const hi = Math.floor(v / 1e8);
+  let lo = v - hi * 1e8;
+  const at = smallDigits(hi, out, o) + o;
+  for (let k = at + 7; k >= at; k--) {
+    const q = (lo / 10) | 0;
+    out[k] = 48 + lo - q * 10;
+    lo = q;
+  }
+  return at - o + 8;
+}
+
+/** The digits of 0 ≤ v < 1e8 at out[o…]; returns how many (so does unsignedDigits). */
+function smallDigits(v: number, out: Uint8Array, o: number): number {
+  let n = 1;
+  for (let x = v; x >= 10; x = (x / 10) | 0) n++;
+  let x = v | 0;
+  for (let k = o + n - 1; k >= o; k--) {
+    const q = (x / 10) | 0;
+    out[k] = 48 + x - q * 10;
+    x = q;
+  }
+  return n;
+}
