@@ -1,7 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BatchEncoder } from './batch-encoder.js';
 import { EventBuffer, Interner, formatEvents, type FormatContext } from './event-buffer.js';
+import { EventGzip } from './event-gzip.js';
 import { FH, HH } from './line-gzip.test-util.js';
 import { TextSink } from './text-sink.js';
 
@@ -59,6 +60,23 @@ describe('BatchEncoder', () => {
     expect(enc.encode('', numeric).length).toBeLessThan(0.9 * gzipSync(text(numeric, ctx), { level: 1 }).length);
     // The batch of paths: zlib -1 itself (the columnar encoder took ~3× its size).
     expect(enc.encode('', paths).length).toBeLessThanOrEqual(gzipSync(text(paths, ctx), { level: 1 }).length);
+  });
+
+  it('writes a batch the columnar encoder refuses (an invalid match, say) the text way, whole', () => {
+    const { interner, ctx } = setup();
+    const enc = new BatchEncoder(ctx, true, 1);
+    const spy = vi.spyOn(EventGzip.prototype, 'encode').mockImplementationOnce(() => {
+      throw new RangeError('invalid DEFLATE match: 2 bytes 229 back');
+    });
+    try {
+      const buf = batch(interner, 0, false);
+      expect(gunzipSync(enc.encode('', buf)).equals(text(buf, ctx))).toBe(true);
+      const next = batch(interner, 2000, false); // and the next batch is columnar again
+      expect(gunzipSync(enc.encode('', next)).equals(text(next, ctx))).toBe(true);
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('writes plain lines without compression', () => {

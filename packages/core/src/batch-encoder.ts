@@ -35,7 +35,14 @@ export class BatchEncoder {
   encode(meta: string, cols: EventColumns): Buffer {
     if (this.columnar) {
       const gz = (this.gz ??= new EventGzip(this.ctx, this.level === 1 ? 1 : COPY_SOURCES));
-      if (!gz.prefersText(cols)) return gz.encode(meta, cols);
+      if (!gz.prefersText(cols)) {
+        try {
+          return gz.encode(meta, cols);
+        } catch {
+          // The encoder refuses to write what it cannot write correctly (deflate-block.ts): this
+          // batch goes the text way, whole, and the traced program never sees the error.
+        }
+      }
     }
     const sink = (this.sink ??= new TextSink(1 << 20));
     sink.clear();

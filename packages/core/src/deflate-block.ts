@@ -91,6 +91,8 @@ export class DeflateTokens {
    * least 3. Returns the new token count.
    */
   match(t: number, len: number, dist: number): number {
+    // An encoder bug, never data: better a lost batch (the writer reports it) than a corrupt member.
+    if (len < MIN_MATCH || dist < 1 || dist > WINDOW) throw new RangeError(`invalid DEFLATE match: ${len} bytes ${dist} back`);
     const tok = this.buf;
     const lf = this.litFreq;
     const ds = distSym(dist);

@@ -140,6 +140,19 @@ describe.each([1, 4])('EventGzip, %i copy source(s)', (sources) => {
     roundTrip(enc, '', buf, ctx);
   });
 
+  it('writes a short equal value between pieces that differ (keys changed, values kept) as literals', () => {
+    const { interner, ctx, enc } = setup(true, sources);
+    const buf = new EventBuffer(400);
+    const k = interner.kind('k', 'c');
+    for (let i = 0; i < 400; i++) {
+      // The keys change from line to line while the one-digit values stay: copying a value alone
+      // would make a match shorter than DEFLATE's 3 bytes.
+      const args = i % 2 ? { a: 4, b: 5, c: 6 } : { x: 4, y: 5, z: 6 };
+      buf.push(k, i + 1, 7, 1760934170173819 + i, 1, 1, -1, args, interner);
+    }
+    roundTrip(enc, '', buf, ctx);
+  });
+
   it('cuts an oversize line as the text path does, and says so once per batch', () => {
     const { interner, ctx, enc, cuts } = setup(true, sources);
     const buf = new EventBuffer(8);

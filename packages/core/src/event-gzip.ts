@@ -215,8 +215,8 @@ export class EventGzip {
   private sStr: (string | undefined)[] = [];
 
   // The batch being encoded: uncompressed size so far, raw CRC register, token count, and the
-  // open match (its length and distance). By construction a match is never shorter than 3 bytes:
-  // each starts with a fragment of at least 3 bytes, or with digits that extend an open one.
+  // open match (its length and distance). A match never starts with fewer than 3 bytes (DEFLATE's
+  // shortest): shorter copies that would start one are written as literals instead.
   private pos = 0;
   private crc = CRC_START;
   private t = 0;
@@ -349,9 +349,12 @@ export class EventGzip {
       // Whether the reference line has this piece (its slot holds the reference's).
       const valid = cmp && (arg < 0 || q === tailPiece || (arg < refArgs && arg < MAX_ARG_SLOTS));
       if (!valid || (q === tailPiece && nArgs !== refArgs)) rpos = -1;
-      // What this piece writes: a copy of cLen bytes cDist back, then lLen literals from lSrc.
+      // What this piece writes: a copy of cLen bytes cDist back (they are cSrc[cOff…]), then lLen
+      // literals from lSrc.
       let cLen = 0;
       let cDist = 0;
+      let cSrc: Uint8Array = NO_BYTES;
+      let cOff = 0;
       let lSrc: Uint8Array = NO_BYTES;
       let lOff = 0;
       let lLen = 0;
@@ -401,6 +404,8 @@ export class EventGzip {
               if (rpos >= 0) {
                 cDist = pos - rpos;
                 cLen = len;
+                cSrc = sd;
+                cOff = slot * DIG;
               } else {
                 lSrc = sd;
                 lOff = slot * DIG;
@@ -414,6 +419,8 @@ export class EventGzip {
               if (k > 0 && ((this.runLen > 0 && this.runDist === pos - rpos) || k >= MIN_MATCH)) {
                 cDist = pos - rpos;
                 cLen = k;
+                cSrc = sd;
+                cOff = slot * DIG;
               } else k = 0;
               lSrc = sd;
               lOff = slot * DIG + k;
@@ -452,6 +459,7 @@ export class EventGzip {
         // A fragment: copied from the reference if it has the same one here, else from wherever
         // it was last written (a file hash seen a few events ago), else literals.
         len = f.len;
+        cSrc = f.bytes;
         if (same && rpos >= 0) {
           cDist = pos - rpos;
           cLen = len;
@@ -471,7 +479,12 @@ export class EventGzip {
         crc = crcShift(crc, f.shift) ^ f.crc;
         pos += len;
       }
-      if (cLen > 0) this.copy(cDist, cLen);
+      if (cLen > 0) {
+        // A copy that would start a match shorter than DEFLATE's 3 bytes (a one-digit value equal
+        // to the reference's between pieces that are not) goes out as literals.
+        if (cLen < MIN_MATCH && this.runDist !== cDist) this.literals(cSrc, cOff, cLen);
+        else this.copy(cDist, cLen);
+      }
       if (lLen > 0) this.literals(lSrc, lOff, lLen);
     }
     this.pos = pos;
