@@ -815,16 +815,20 @@ export class EventGzip {
   }
 
   private literals(src: Uint8Array, off: number, len: number): void {
-    this.closeRun();
-    const tok = this.tokens.ensure(this.t, len);
+    if (this.runLen > 0) this.closeRun();
+    const t = this.t;
+    // The count is stored before the loop, not after: the first call (a batch's metadata, thousands
+    // of bytes) gets its loop compiled while running, before any store after the loop has run;
+    // such a store, compiled without feedback, deoptimized on every later call (~1,700 times per
+    // million events, `--trace-deopt`).
+    this.t = t + len;
+    const tok = this.tokens.ensure(t, len);
     const lf = this.tokens.litFreq;
-    let t = this.t;
-    for (let k = off, end = off + len; k < end; k++) {
+    for (let k = off, j = t, end = off + len; k < end; k++, j++) {
       const y = src[k]!;
-      tok[t++] = y;
+      tok[j] = y;
       lf[y]!++;
     }
-    this.t = t;
   }
 }
 
