@@ -98,3 +98,18 @@ describe('formatEvents', () => {
     expect(b).toMatchObject({ name: 'second', args: { k2: 'v2', k: 'v1' } });
   });
 });
+
+describe('Interner.str', () => {
+  it('gives each short string one index, asked again in a row or after others', () => {
+    const interner = new Interner(1);
+    const a = interner.str('aaaa');
+    expect(interner.str('aaaa')).toBe(a);
+    const b = interner.str('bbbb');
+    expect(b).not.toBe(a);
+    expect(interner.str(['aa', 'aa'].join(''))).toBe(a); // equal content, another string object
+    expect(interner.str('bbbb')).toBe(b);
+    expect(interner.strFrag[a]).toBe('"aaaa"');
+    expect(interner.str('x'.repeat(65))).toBe(-1); // too long to intern
+    expect(interner.str('aaaa')).toBe(a);
+  });
+});

@@ -45,6 +45,8 @@ export class Interner {
   private lastKind = -1;
   private readonly recentKeys: string[] = new Array<string>(RECENT_KEYS).fill('');
   private readonly recentKeyIds = new Int32Array(RECENT_KEYS);
+  private lastStr: string | undefined = undefined;
+  private lastStrId = -1;
 
   kind(name: string, cat: string): number {
     if (name === this.lastName && cat === this.lastCat && this.lastKind >= 0) return this.lastKind;
@@ -71,12 +73,20 @@ export class Interner {
 
   /** The index of a short string value, or -1 when it is not worth interning (or the table is full). */
   str(v: string): number {
+    // The same value as the last one (a file's hash, read after read) skips the Map.
+    if (v === this.lastStr) return this.lastStrId;
     const k = this.strs.get(v);
-    if (k !== undefined) return k;
+    if (k !== undefined) {
+      this.lastStr = v;
+      this.lastStrId = k;
+      return k;
+    }
     if (v.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
     const i = this.strFrag.length;
     this.strFrag.push(jsonString(v));
     this.strs.set(v, i);
+    this.lastStr = v;
+    this.lastStrId = i;
     return i;
   }
 
