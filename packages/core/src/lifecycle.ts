@@ -8,6 +8,7 @@ import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { jsonString } from './event-buffer.js';
 import { dftHash } from './hash.js';
+import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';
 import { TraceFile, type SharedFile } from './trace-file.js';
 import { ThreadTracer } from './tracer.js';
 import type { DFTracerConfig, Plugin, Teardown } from './types.js';
@@ -173,6 +174,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     if (inherited !== undefined && TraceFile.joinable(inherited.shared)) {
       state.ownsFile = false;
       const file = TraceFile.join(inherited.shared);
+      guardTraceFd(file.shared.fd, () => file.surrender());
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
     } else {
       state.ownsFile = true;
@@ -182,6 +184,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       if (state.initCount > 1) identity += `-${state.initCount}`;
       const path = traceFilePath(config.logFile, config.compression, identity);
       const file = TraceFile.create(path, config.compression, config.compressionLevel);
+      guardTraceFd(file.shared.fd, () => file.surrender());
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : isMainThread ? pid : pid * 1000 + threadId, threadName: isMainThread ? 'main' : `worker ${threadId}`, hostname });
       writeHeader(tracer, hostname);
       if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
@@ -335,6 +338,7 @@ export function finalize(): void {
     t.log('WARN', `finalize could not write the last events: ${(e as Error)?.message ?? String(e)}`);
   } finally {
     t.active = false;
+    unguardTraceFd();
     if (ownsFile) {
       t.file.close();
       if (isMainThread) restoreChildEnv();

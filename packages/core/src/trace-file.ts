@@ -185,6 +185,21 @@ export class TraceFile {
   }
 
   /**
+   * The program is closing our descriptor (trace-fd-guard.ts): stop every thread's writes first,
+   * under the lock, so none can be between its identity check and its write when the number is
+   * reused. The descriptor is the program's to close now, not ours.
+   */
+  surrender(): void {
+    const ticket = this.lock();
+    try {
+      if (Atomics.load(this.i32, FAILED) === 0 && !this.closed) this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed by the program`, false);
+      else Atomics.store(this.flags, FD_CLOSED, 1);
+    } finally {
+      this.unlock(ticket);
+    }
+  }
+
+  /**
    * From now on only the owner writes: other threads' later events are dropped, so the owner's
    * `end` is the last line and its num_events counts everything before it.
    */
