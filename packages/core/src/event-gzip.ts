@@ -76,9 +76,12 @@ const FIXED_PAIRS_BARE = 4; // without metadata: id, tid, ts, dur
 const MAX_ARG_SLOTS = 13;
 /**
  * Kinds with a reference line at a time (a direct-mapped cache on the kind's number, ~6 KiB each):
- * a program with more kinds than this loses some references to collisions, never memory.
+ * a program with more kinds than this loses some references to collisions, never memory. The
+ * cache starts at MIN_STATES and doubles as kinds are interned (a thread with a few kinds, as
+ * most worker threads, keeps ~100 KiB, not 1.5 MiB).
  */
 const STATES = 256;
+const MIN_STATES = 16;
 /**
  * Lines of a kind (its last included) that a line laid out like them may copy from: after each run
  * of changed digits the copy resumes from whichever goes furthest unchanged (the last line with
@@ -175,39 +178,40 @@ export class EventGzip {
   private readonly fNull = new Frag('null');
 
   // Per state (a kind's, see STATES): the kind it holds, where its last line began in this batch
-  // (-1: none yet) and how many args that line had.
-  private readonly owner = new Int32Array(STATES).fill(-1);
-  private readonly refStart = new Float64Array(STATES);
-  private readonly refArgs = new Int32Array(STATES);
+  // (-1: none yet) and how many args that line had. All per-state arrays are made by allocStates.
+  private states = 0;
+  private owner!: Int32Array;
+  private refStart!: Float64Array;
+  private refArgs!: Int32Array;
   // Per state and slot: the last line's piece, as value, tag, byte length, CRC, and a number's text.
-  private readonly sNum = new Float64Array(STATES * SLOTS);
-  private readonly sTag = new Uint8Array(STATES * SLOTS).fill(TAG_NONE);
-  private readonly sLen = new Int32Array(STATES * SLOTS);
-  private readonly sCrc = new Int32Array(STATES * SLOTS);
+  private sNum!: Float64Array;
+  private sTag!: Uint8Array;
+  private sLen!: Int32Array;
+  private sCrc!: Int32Array;
   /** Per number slot: the CRC (from a zero register) of each prefix of its text, lengths 0…24. */
-  private readonly sPre = new Int32Array(STATES * SLOTS * PRE);
-  private readonly sDig = new Uint8Array(STATES * SLOTS * DIG);
+  private sPre!: Int32Array;
+  private sDig!: Uint8Array;
   /** Per state and value slot: where the piece began in the last line. */
-  private readonly pieceOff = new Int32Array(STATES * SLOTS);
+  private pieceOff!: Int32Array;
   // Per state: the last line's length and CRC (from a zero register), and whether its layout is kept whole.
-  private readonly lineLen = new Int32Array(STATES);
-  private readonly lineCrc = new Int32Array(STATES);
-  private readonly layoutOk = new Uint8Array(STATES);
+  private lineLen!: Int32Array;
+  private lineCrc!: Int32Array;
+  private layoutOk!: Uint8Array;
   // Per state, the copy sources of sameLayoutLine: a ring of the kind's last lines of the current
   // layout (newest at `srcHead`), with where each began and its fields' values by pair.
   private readonly maxSources: number;
-  private readonly srcCount = new Uint8Array(STATES);
-  private readonly srcHead = new Uint8Array(STATES);
-  private readonly srcStart = new Float64Array(STATES * SOURCES);
-  private readonly srcNum = new Float64Array(STATES * SOURCES * PAIRS);
+  private srcCount!: Uint8Array;
+  private srcHead!: Uint8Array;
+  private srcStart!: Float64Array;
+  private srcNum!: Float64Array;
+  /** Per state: a bit per pair whose value has changed since the layout began. */
+  private varying!: Int32Array;
   /** The line's field values by pair (sameLayoutLine). */
   private readonly lineVals = new Float64Array(PAIRS);
   /** Per source: a bit per pair whose value differs from the line's (sameLayoutLine). */
   private readonly srcDiff = new Int32Array(SOURCES);
   /** Per pair: the leading digits the line's number shares with the reference's (sameLayoutLine). */
   private readonly refSame = new Int32Array(PAIRS);
-  /** Per state: a bit per pair whose value has changed since the layout began. */
-  private readonly varying = new Int32Array(STATES);
   // sameLayoutLine's changed numbers: how many, their slots and new values.
   private nDiff = 0;
   private readonly diffSlots = new Int32Array(FIXED_PAIRS + MAX_ARG_SLOTS);
@@ -250,6 +254,7 @@ export class EventGzip {
     sources = 1,
   ) {
     this.maxSources = Math.max(1, Math.min(SOURCES, sources));
+    this.allocStates(MIN_STATES);
     this.fArgsHead = new Frag(ctx.argsHead);
     this.fixedFrags = [this.fId, null!, this.fTs, this.fDur, this.fArgsHead, this.fPidx]; // [1]: the kind's
   }
@@ -310,9 +315,35 @@ export class EventGzip {
       this.strFrags.push(f);
       this.maxValueChars = Math.max(this.maxValueChars, f.chars);
     }
+    let want = this.states;
+    while (want < STATES && want < kindFrag.length) want *= 2;
+    if (want > this.states) this.allocStates(want);
     this.refStart.fill(-1);
     this.srcCount.fill(0);
     this.varying.fill(0);
+  }
+
+  /** (Re)makes the per-state arrays for `n` states (a power of two), every state empty. */
+  private allocStates(n: number): void {
+    this.states = n;
+    this.owner = new Int32Array(n).fill(-1);
+    this.refStart = new Float64Array(n).fill(-1);
+    this.refArgs = new Int32Array(n);
+    this.sNum = new Float64Array(n * SLOTS);
+    this.sTag = new Uint8Array(n * SLOTS).fill(TAG_NONE);
+    this.sLen = new Int32Array(n * SLOTS);
+    this.sCrc = new Int32Array(n * SLOTS);
+    this.sPre = new Int32Array(n * SLOTS * PRE);
+    this.sDig = new Uint8Array(n * SLOTS * DIG);
+    this.pieceOff = new Int32Array(n * SLOTS);
+    this.lineLen = new Int32Array(n);
+    this.lineCrc = new Int32Array(n);
+    this.layoutOk = new Uint8Array(n);
+    this.srcCount = new Uint8Array(n);
+    this.srcHead = new Uint8Array(n);
+    this.srcStart = new Float64Array(n * SOURCES);
+    this.srcNum = new Float64Array(n * SOURCES * PAIRS);
+    this.varying = new Int32Array(n);
   }
 
   private line(b: Columns, i: number, from: number, to: number): void {
@@ -683,7 +714,7 @@ export class EventGzip {
 
   /** The state slot of `kind`, taken over (its reference dropped) if another kind held it. */
   private stateOf(kind: number): number {
-    const st = kind & (STATES - 1);
+    const st = kind & (this.states - 1);
     if (this.owner[st] !== kind) {
       this.owner[st] = kind;
       this.refStart[st] = -1;
