@@ -1,40 +1,29 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { BatchEncoder } from './batch-encoder.js';
-import { EventBuffer, Interner, formatEvents, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, type FormatContext } from './event-buffer.js';
 import { EventGzip } from './event-gzip.js';
-import { FH, HH } from './line-gzip.test-util.js';
-import { TextSink } from './text-sink.js';
+import { formatContext, formattedText, pushPosixReads } from './format.test-util.js';
+import { FH } from './line-gzip.test-util.js';
 
 function setup() {
   const interner = new Interner(4242);
-  const ctx: FormatContext = {
-    kindFrag: interner.kindFrag,
-    keyFrag: interner.keyFrag,
-    strFrag: interner.strFrag,
-    incMetadata: true,
-    argsHead: `,"ph":"X","args":{"hhash":"${HH}","level":`,
-    onTruncated: () => {},
-  };
-  return { interner, ctx };
+  return { interner, ctx: formatContext(interner) };
 }
 
-function text(buf: EventBuffer, ctx: FormatContext): Buffer {
-  const sink = new TextSink();
-  formatEvents(buf, ctx, sink);
-  return Buffer.from(sink.view());
-}
+const text = (buf: EventBuffer, ctx: FormatContext): Buffer => formattedText('', buf, ctx);
 
 /** A batch of reads; `paths`: each also carries a long path that differs every time. */
 function batch(interner: Interner, first: number, paths: boolean): EventBuffer {
   const buf = new EventBuffer(2000);
+  if (!paths) {
+    pushPosixReads(buf, interner, first, 2000, (n) => 1763870000000000 + n * 7);
+    return buf;
+  }
   const k = interner.kind('read', 'POSIX');
-  for (let i = 0; i < 2000; i++) {
-    const n = first + i;
-    const args = paths
-      ? { fhash: FH[n & 63], offset: n * 4096, path: `/lustre/project/datasets/imagenet/train/class_${n % 1000}/image_${String(n).padStart(8, '0')}.JPEG` }
-      : { fhash: FH[(n >> 8) & 63], count: 4096, offset: (n & 255) * 4096, ret: 4096 };
-    buf.push(k, n + 1, 4242, 1763870000000000 + n * 7, 2 + (n & 3), 1, -1, args, interner);
+  for (let n = first; n < first + 2000; n++) {
+    const path = `/lustre/project/datasets/imagenet/train/class_${n % 1000}/image_${String(n).padStart(8, '0')}.JPEG`;
+    buf.push(k, n + 1, 4242, 1763870000000000 + n * 7, 2 + (n & 3), 1, -1, { fhash: FH[n & 63], offset: n * 4096, path }, interner);
   }
   return buf;
 }

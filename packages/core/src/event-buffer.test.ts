@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { TextSink } from './text-sink.js';
-import { EventBuffer, Interner, MAX_EVENT_BYTES, formatEvents, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, MAX_EVENT_BYTES, formatEvents } from './event-buffer.js';
+import { formatContext } from './format.test-util.js';
 
 function setup(incMetadata = true) {
   const interner = new Interner(77);
   const truncations: number[] = [];
-  const ctx: FormatContext = {
-    kindFrag: interner.kindFrag,
-    keyFrag: interner.keyFrag,
-    strFrag: interner.strFrag,
-    incMetadata,
-    argsHead: ',"ph":"X","args":{"hhash":"00000000000000aa","level":',
-    onTruncated: (n) => truncations.push(n),
-  };
+  const ctx = formatContext(interner, { incMetadata, hostHash: '00000000000000aa', onTruncated: (n) => truncations.push(n) });
   return { interner, ctx, truncations, buf: new EventBuffer(64) };
 }
 

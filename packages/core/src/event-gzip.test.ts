@@ -1,35 +1,23 @@
 import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { EventBuffer, Interner, MAX_EVENT_BYTES, formatEvents, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, MAX_EVENT_BYTES, type FormatContext } from './event-buffer.js';
 import { EventGzip } from './event-gzip.js';
+import { formatContext, formattedText, pushPosixReads } from './format.test-util.js';
 import { GENERATOR, type FuzzGenerator } from './fuzz-generator.test-util.js';
-import { FH, HH, rng } from './line-gzip.test-util.js';
+import { FH, rng } from './line-gzip.test-util.js';
 import { tempDir, writeModule } from './trace-reader.test-util.js';
-import { TextSink } from './text-sink.js';
 import type { ArgValue } from './types.js';
 
 function setup(incMetadata = true, sources = 1) {
   const interner = new Interner(4242);
   const cuts: number[] = [];
-  const ctx: FormatContext = {
-    kindFrag: interner.kindFrag,
-    keyFrag: interner.keyFrag,
-    strFrag: interner.strFrag,
-    incMetadata,
-    argsHead: `,"ph":"X","args":{"hhash":"${HH}","level":`,
-    onTruncated: (n) => cuts.push(n),
-  };
+  const ctx = formatContext(interner, { incMetadata, onTruncated: (n) => cuts.push(n) });
   return { interner, ctx, cuts, enc: new EventGzip(ctx, sources) };
 }
 
 /** What the text path writes for the same batch: the encoder must produce exactly these bytes. */
-function text(meta: string, buf: EventBuffer, ctx: FormatContext): string {
-  const sink = new TextSink(16);
-  sink.write(meta);
-  formatEvents(buf, { ...ctx, onTruncated: () => {} }, sink);
-  return sink.view().toString();
-}
+const text = (meta: string, buf: EventBuffer, ctx: FormatContext): string => formattedText(meta, buf, ctx).toString();
 
 /** Encodes, decompresses (zlib checks the CRC and size) and compares with the text path. */
 function roundTrip(enc: EventGzip, meta: string, buf: EventBuffer, ctx: FormatContext): Buffer {
@@ -189,19 +177,12 @@ describe.each([1, 4])('EventGzip, %i copy source(s)', (sources) => {
 
   it('compresses POSIX read events a fifth smaller than zlib -1 does their text', () => {
     const { interner, ctx, enc } = setup(true, sources);
-    const k = interner.kind('read', 'POSIX');
     let bytes = 0;
     let zlibBytes = 0;
-    let off = 0;
     let ts = 1760934170173819;
     for (let batch = 0; batch < 10; batch++) {
       const buf = new EventBuffer(8192);
-      for (let i = 0; i < 8192; i++) {
-        const n = batch * 8192 + i;
-        ts += 7 + (n % 5);
-        buf.push(k, n + 1, 4242, ts, 2 + (n & 3), 1, -1, { fhash: FH[(n >> 8) & 63], count: 4096, offset: off, ret: 4096 }, interner);
-        off = (n & 255) === 255 ? 0 : off + 4096;
-      }
+      pushPosixReads(buf, interner, batch * 8192, 8192, (n) => (ts += 7 + (n % 5)));
       bytes += roundTrip(enc, '', buf, ctx).length;
       zlibBytes += gzipSync(text('', buf, ctx), { level: 1 }).length;
     }
@@ -238,19 +219,12 @@ describe('EventGzip size, sources', () => {
     const bytes: number[] = [];
     for (const sources of [1, 4]) {
       const { interner, ctx, enc } = setup(true, sources);
-      const k = interner.kind('read', 'POSIX');
       const r = rng(3);
       let ts = 1763870000000000;
-      let off = 0;
       let total = 0;
       for (let batch = 0; batch < 10; batch++) {
         const buf = new EventBuffer(5461);
-        for (let i = 0; i < 5461; i++) {
-          const n = batch * 5461 + i;
-          ts += 1 + Math.floor(r() * 3);
-          buf.push(k, n + 1, 4242, ts, 2 + (n & 3), 1, -1, { fhash: FH[(n >> 8) & 63], count: 4096, offset: off, ret: 4096 }, interner);
-          off = (n & 255) === 255 ? 0 : off + 4096;
-        }
+        pushPosixReads(buf, interner, batch * 5461, 5461, () => (ts += 1 + Math.floor(r() * 3)));
         total += roundTrip(enc, '', buf, ctx).length;
       }
       bytes.push(total);
