@@ -1,11 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
-import { EventGzip } from './event-gzip.js';
+import { EventGzip, SOURCES } from './event-gzip.js';
 import { gzipLines } from './line-gzip.js';
 import { TextSink } from './text-sink.js';
-
-/** Copy sources of the columnar encoder at levels 2–6 (its most). */
-const COPY_SOURCES = 4;
 
 /**
  * Turns one flush (its metadata lines and events) into the bytes the trace file appends: one gzip
@@ -34,7 +31,7 @@ export class BatchEncoder {
   /** The bytes for the file (a view valid until the next call when uncompressed). */
   encode(meta: string, cols: EventColumns): Buffer {
     if (this.columnar) {
-      const gz = (this.gz ??= new EventGzip(this.ctx, this.level === 1 ? 1 : COPY_SOURCES));
+      const gz = (this.gz ??= new EventGzip(this.ctx, this.level === 1 ? 1 : SOURCES));
       if (!gz.prefersText(cols)) {
         try {
           return gz.encode(meta, cols);

@@ -87,7 +87,7 @@ const MIN_STATES = 16;
  * of changed digits the copy resumes from whichever goes furthest unchanged (the last line with
  * the same duration, say), not only from the last line.
  */
-const SOURCES = 4; // a power of two (ring indices wrap with a mask)
+export const SOURCES = 4; // a power of two (ring indices wrap with a mask)
 /** Fields and args of a line, as pairs. */
 const PAIRS = FIXED_PAIRS + MAX_ARG_SLOTS;
 /** Per-kind state slots: one per piece of the fixed pairs and the compared args. */
@@ -99,9 +99,6 @@ const PRE = DIG + 1;
 const TAG_KEY = 7;
 /** Tag of a slot not yet written. */
 const TAG_NONE = 255;
-
-/** shiftMap of each length a number's text can have. */
-const NUM_SHIFT = Array.from({ length: DIG + 1 }, (_, n) => shiftMap(n));
 
 /**
  * New text per event above which a batch goes to zlib instead (prefersText): with a 100-character
@@ -424,7 +421,7 @@ export class EventGzip {
         if (tag === TAG_NUM) {
           if (slot < 0) {
             len = numberDigits(v, this.dig, json);
-            crc = crcShift(crc, NUM_SHIFT[len]!) ^ crcBytes(0, this.dig, 0, len);
+            crc = crcShift(crc, shiftMap(len)) ^ crcBytes(0, this.dig, 0, len);
             lSrc = this.dig;
             lLen = len;
           } else {
@@ -458,7 +455,7 @@ export class EventGzip {
               lLen = len - k;
             }
             if (rpos >= 0) rpos += old;
-            crc = crcShift(crc, NUM_SHIFT[len]!) ^ pre[slot * PRE + len]!;
+            crc = crcShift(crc, shiftMap(len)) ^ pre[slot * PRE + len]!;
           }
           pos += len;
         } else if (tag === TAG_STR || tag === TAG_RAW) {
