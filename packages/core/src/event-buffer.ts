@@ -111,6 +111,9 @@ export class Interner {
   }
 }
 
+/** The most args of an event shape (Tracer.shape): pushValues takes them as parameters. */
+export const MAX_SHAPE_KEYS = 4;
+
 /** Arg positions whose last key is remembered (see Interner.keyAt). */
 const RECENT_KEYS = 16;
 
@@ -203,14 +206,17 @@ export class EventBuffer implements EventColumns {
 
   /** Records one complete event; the caller flushes when `full`. */
   push(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined, interner: Interner): void {
-    const i = this.count;
-    this.kind[i] = kind;
-    this.id[i] = id;
-    this.tid[i] = tid;
-    this.ts[i] = ts;
-    this.dur[i] = dur > 0 ? dur : 0; // negative or NaN (a plugin's bad end time): 0
-    this.level[i] = level;
-    this.pidx[i] = pidx;
+    this.times(ts, dur);
+    this.pushArgs(kind, id, tid, level, pidx, args, interner);
+  }
+
+  /**
+   * `push` in two calls, `times` then this, for hot paths: the times (doubles) are then stored by a
+   * call small enough to be inlined into the caller. A double passed to a call that is not inlined
+   * is boxed, 16 bytes each: on a traced read that was a scavenge every ~30 k events.
+   */
+  pushArgs(kind: number, id: number, tid: number, level: number, pidx: number, args: Args | undefined, interner: Interner): void {
+    const i = this.head(kind, id, tid, level, pidx);
     if (args !== undefined) {
       const first = this.argCount;
       const firstObj = this.argObj.length;
@@ -228,7 +234,39 @@ export class EventBuffer implements EventColumns {
     this.count = i + 1;
   }
 
-  /** Adds one arg to the event being recorded (call before `push` returns, i.e. from push only). */
+  /**
+   * `pushArgs` for an event of a prepared shape (Tracer.shape): `n` ≤ MAX_SHAPE_KEYS args whose
+   * keys are `keys[k0…]` and whose values are v0…v3 in that order; no args object to walk.
+   */
+  pushValues(kind: number, id: number, tid: number, level: number, pidx: number, keys: Int32Array, k0: number, n: number, v0: unknown, v1: unknown, v2: unknown, v3: unknown, interner: Interner): void {
+    const i = this.head(kind, id, tid, level, pidx);
+    if (n > 0) this.addArg(keys[k0]!, v0, interner);
+    if (n > 1) this.addArg(keys[k0 + 1]!, v1, interner);
+    if (n > 2) this.addArg(keys[k0 + 2]!, v2, interner);
+    if (n > 3) this.addArg(keys[k0 + 3]!, v3, interner);
+    this.argEnd[i] = this.argCount;
+    this.count = i + 1;
+  }
+
+  /** The time fields of the next event (then `pushArgs` or `pushValues` records the rest). */
+  times(ts: number, dur: number): void {
+    const i = this.count;
+    this.ts[i] = ts;
+    this.dur[i] = dur > 0 ? dur : 0; // negative or NaN (a plugin's bad end time): 0
+  }
+
+  /** The other fixed fields of the event being recorded; returns its index. */
+  private head(kind: number, id: number, tid: number, level: number, pidx: number): number {
+    const i = this.count;
+    this.kind[i] = kind;
+    this.id[i] = id;
+    this.tid[i] = tid;
+    this.level[i] = level;
+    this.pidx[i] = pidx;
+    return i;
+  }
+
+  /** Adds one arg to the event being recorded (from pushArgs and pushValues only). */
   addArg(key: number, v: unknown, interner: Interner): void {
     if (this.argCount === this.argCap) this.growArgs();
     const j = this.argCount++;

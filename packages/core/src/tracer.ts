@@ -3,13 +3,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { nowUs } from './clock.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { EventBuffer, Interner, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
 import { BatchEncoder } from './batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from './writer-thread.js';
-import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from './types.js';
+import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from './types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
 export interface SpanState extends Span {
@@ -34,6 +34,8 @@ export interface ThreadIdentity {
 const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
 /** Ids are handed out to threads in blocks so threads of one file never share an id. */
 const ID_BLOCK = 4096;
+/** Int32 slots per event shape: kind, key count, keys. */
+const SHAPE_SLOTS = 2 + MAX_SHAPE_KEYS;
 /** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
 const BYTES_PER_EVENT = 192;
 
@@ -51,6 +53,9 @@ export class ThreadTracer implements Tracer {
   written = 0;
   truncated = 0;
   private buf: EventBuffer;
+  /** Per shape (Tracer.shape): its kind, its number of keys, its key ids (SHAPE_SLOTS apart). */
+  private shapes = new Int32Array(16 * SHAPE_SLOTS);
+  private shapeCount = 0;
   private readonly capacity: number;
   private readonly fmt: FormatContext;
   /** The thread that formats and writes for us, when one runs (main thread, built package). */
@@ -320,6 +325,35 @@ export class ThreadTracer implements Tracer {
     this.record(kind, this.nextId(), this.pTid, ts, dur, this.pLevel + 1, this.pId, args);
   }
 
+  shape(name: string, cat: string, keys: readonly string[]): EventShape {
+    if (!Array.isArray(keys) || keys.length > MAX_SHAPE_KEYS || keys.some((k) => typeof k !== 'string')) {
+      throw new TypeError(`shape: keys must be an array of at most ${MAX_SHAPE_KEYS} strings; got ${safeJson(keys)}`);
+    }
+    const n = this.shapeCount++;
+    if (n * SHAPE_SLOTS === this.shapes.length) this.shapes = grown(this.shapes, this.shapes.length * 2);
+    const at = n * SHAPE_SLOTS;
+    this.shapes[at] = this.interner.kind(name, cat);
+    this.shapes[at + 1] = keys.length;
+    for (let k = 0; k < keys.length; k++) this.shapes[at + 2 + k] = this.interner.key(keys[k]!);
+    return n as EventShape;
+  }
+
+  emitShaped(shape: EventShape, ts: number, dur: number, v0?: ArgValue, v1?: ArgValue, v2?: ArgValue, v3?: ArgValue): void {
+    if (!(shape >= 0 && shape < this.shapeCount)) throw new RangeError(`emitShaped: ${String(shape)} is not a shape of this tracer (Tracer.shape makes them)`);
+    this.resolveParent();
+    const id = this.nextId();
+    if (!this.active) {
+      this.dropped++;
+      return;
+    }
+    const at = shape * SHAPE_SLOTS;
+    const s = this.shapes;
+    const b = this.buf;
+    b.times(ts, dur);
+    b.pushValues(s[at]!, id, this.pTid, this.pLevel + 1, this.pId, s, at + 2, s[at + 1]!, v0, v1, v2, v3, this.interner);
+    if (b.full) this.flush();
+  }
+
   hashFile(path: string): string {
     return this.files.get(path, (h) => this.meta('FH', this.identity.tid, path, h));
   }
@@ -359,8 +393,10 @@ export class ThreadTracer implements Tracer {
       this.dropped++;
       return;
     }
-    this.buf.push(kind, id, tid, ts, dur, level, pidx, args, this.interner);
-    if (this.buf.full) this.flush();
+    const b = this.buf;
+    b.times(ts, dur);
+    b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
+    if (b.full) this.flush();
   }
 
   /** A metadata record: written with the next flush, no id and no ts (DFTracer layout). */

@@ -83,6 +83,13 @@ export interface Tracer {
   within<T>(span: Span, fn: () => T): T;
   /** Writes a complete event measured by the caller, as a child of the current context. */
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void;
+  /**
+   * Interns an event's name, category and arg keys (at most 4) once, for a call site that emits
+   * many events of that shape with `emitShaped`: no args object per event, no key lookups.
+   */
+  shape(name: string, cat: string, keys: readonly string[]): EventShape;
+  /** `emit` for a prepared shape: the arg values in the order of its keys. */
+  emitShaped(shape: EventShape, ts: number, dur: number, v0?: ArgValue, v1?: ArgValue, v2?: ArgValue, v3?: ArgValue): void;
   /** H(path) for a file, writing its `FH` metadata record the first time. */
   hashFile(path: string): string;
   /** H(s) for a string, writing its `SH` metadata record the first time. */
@@ -94,6 +101,9 @@ export interface Tracer {
   /** The tracer's own diagnostics on stderr, filtered by DFTRACER_LOG_LEVEL. */
   log(level: LogLevel, message: string): void;
 }
+
+/** An event shape of one Tracer (`Tracer.shape`): meaningful only to the tracer that made it. */
+export type EventShape = number & { readonly __eventShape: unique symbol };
 
 /** How a plugin unhooks itself at finalize. */
 export type Teardown = () => void;

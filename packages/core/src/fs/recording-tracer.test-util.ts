@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { nowUs } from '../clock.js';
 import { dftHash } from '../hash.js';
-import type { Args, DFTracerConfig, EnterOptions, LogLevel, Span, Tracer } from '../types.js';
+import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** One recorded complete event. `lane` is 0 for sync events, the async lane otherwise. */
 export interface RecordedEvent {
@@ -120,6 +120,18 @@ export class RecordingTracer implements Tracer {
     this.tick();
     const p = this.parent();
     this.events.push({ id: this.nextId++, name, cat, ts, dur, level: p.level + 1, parentId: p.id, lane: 0, args: { ...(args ?? {}) } });
+  }
+
+  private readonly shapes: { name: string; cat: string; keys: readonly string[] }[] = [];
+
+  shape(name: string, cat: string, keys: readonly string[]): EventShape {
+    this.shapes.push({ name, cat, keys: [...keys] });
+    return (this.shapes.length - 1) as EventShape;
+  }
+
+  emitShaped(shape: EventShape, ts: number, dur: number, ...values: ArgValue[]): void {
+    const { name, cat, keys } = this.shapes[shape]!;
+    this.emit(name, cat, ts, dur, Object.fromEntries(keys.map((k, i) => [k, values[i]])));
   }
 
   hashFile(path: string): string {
