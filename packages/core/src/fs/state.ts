@@ -1,4 +1,4 @@
-import type { Args, Span, Tracer } from '../types.js';
+import type { ArgValue, Args, EventShape, Span, Tracer } from '../types.js';
 import { toAbsolutePath } from './paths.js';
 
 /** Every event of this plugin has this category (DFTracer's name for libc I/O). */
@@ -151,6 +151,20 @@ export class FsState {
   emit(name: string, t0: number, t1: number, args: Args): void {
     try {
       this.tracer.emit(name, CAT, t0, t1 - t0, args);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** An event shape of this plugin's category (hot sync wrappers; see Tracer.shape). */
+  shape(name: string, keys: readonly string[]): EventShape {
+    return this.tracer.shape(name, CAT, keys);
+  }
+
+  /** `emit` for a shape made by `shape`: the arg values in the order of its keys. */
+  emitShaped(shape: EventShape, t0: number, t1: number, v0: ArgValue, v1: ArgValue, v2: ArgValue, v3?: ArgValue): void {
+    try {
+      this.tracer.emitShaped(shape, t0, t1 - t0, v0, v1, v2, v3);
     } catch (e) {
       this.fail(e);
     }
