@@ -108,7 +108,7 @@ export class DftFn {
   }
 
   /** The args for one event: defaults, then values the call itself passed. */
-  argsFor(callArgs?: readonly unknown[], slots?: readonly ParamSlot[], extra?: Record<string, ArgValue>): Record<string, ArgValue> | undefined {
+  argsFor(callArgs?: ArrayLike<unknown>, slots?: readonly ParamSlot[], extra?: Record<string, ArgValue>): Record<string, ArgValue> | undefined {
     if ((slots === undefined || slots.length === 0) && extra === undefined) {
       // Events copy their args when recorded and update() replaces the defaults object: no copy needed.
       return this.hasDefaults ? this.defaults : undefined;
@@ -168,37 +168,50 @@ export class DftFn {
     const isAsync = isAsyncFunction(fn);
     let kind = -1;
     let kindOf: ThreadTracer | null = null;
-    const wrapped = function (this: unknown, ...a: unknown[]): unknown {
-      const t = activeTracer();
-      if (t === null || !owner.enabled) return fn.apply(this, a);
+    const kindFor = (t: ThreadTracer, self: unknown): number => {
       if (kindOf !== t) {
-        kind = t.interner.kind(nameOf(this), owner.cat);
+        kind = t.interner.kind(nameOf(self), owner.cat);
         kindOf = t;
       }
+      return kind;
+    };
+    // Async functions run inside their span's async context (a closure over their arguments).
+    const asyncWrapped = function (this: unknown, ...a: unknown[]): unknown {
+      const t = activeTracer();
+      if (t === null || !owner.enabled) return fn.apply(this, a);
+      const k = kindFor(t, this);
       const args = owner.argsFor(a, slots);
-      const start = nowUs();
       const depth = t.enterFast();
+      const span = t.spanAt(depth);
       let result: unknown;
-      if (isAsync) {
-        const span = t.spanAt(depth, start);
-        try {
-          result = t.runIn(span, () => fn.apply(this, a));
-        } catch (e) {
-          t.exitFast(depth, kind, start, args);
-          throw e;
-        }
-        return settle(t, span, kind, args, result);
-      }
       try {
-        result = fn.apply(this, a);
+        result = t.runIn(span, () => fn.apply(this, a));
       } catch (e) {
-        t.exitFast(depth, kind, start, args);
+        t.exitFast(depth, k, args);
         throw e;
       }
-      if (isThenable(result)) return settle(t, t.spanAt(depth, start), kind, args, result);
-      t.exitFast(depth, kind, start, args);
+      return settle(t, span, k, args, result);
+    };
+    // Sync ones pass `arguments` straight on: a rest parameter would be an array per call, and
+    // `arguments` is built only where it is read (a parameter captured as an arg).
+    const syncWrapped = function (this: unknown): unknown {
+      const t = activeTracer();
+      if (t === null || !owner.enabled) return fn.apply(this, arguments as never);
+      const k = kindFor(t, this);
+      const args = slots.length === 0 ? owner.argsFor() : owner.argsFor(arguments, slots);
+      const depth = t.enterFast();
+      let result: unknown;
+      try {
+        result = fn.apply(this, arguments as never);
+      } catch (e) {
+        t.exitFast(depth, k, args);
+        throw e;
+      }
+      if (isThenable(result)) return settle(t, t.spanAt(depth), k, args, result);
+      t.exitFast(depth, k, args);
       return result;
     };
+    const wrapped = isAsync ? asyncWrapped : syncWrapped;
     return copyIdentity(wrapped as F, fn);
   }
 
@@ -216,12 +229,11 @@ export class DftFn {
       construct(target, args, newTarget) {
         const t = activeTracer();
         if (t === null || !owner.enabled) return Reflect.construct(target, args, newTarget);
-        const start = nowUs();
         const depth = t.enterFast();
         try {
           return Reflect.construct(target, args, newTarget) as object;
         } finally {
-          t.exitFast(depth, t.interner.kind(name, owner.cat), start, owner.argsFor(args, slots));
+          t.exitFast(depth, t.interner.kind(name, owner.cat), owner.argsFor(args, slots));
         }
       },
     });
@@ -261,18 +273,17 @@ export class DftFn {
     if (t === null) return fn();
     const kind = t.interner.kind(this.name, this.cat);
     const allArgs = this.argsFor(undefined, undefined, args);
-    const start = nowUs();
     const depth = t.enterFast();
-    const span = t.spanAt(depth, start);
+    const span = t.spanAt(depth);
     let result: T;
     try {
       result = t.runIn(span, fn);
     } catch (e) {
-      t.exitFast(depth, kind, start, allArgs);
+      t.exitFast(depth, kind, allArgs);
       throw e;
     }
     if (isThenable(result)) return settle(t, span, kind, allArgs, result) as T;
-    t.exitFast(depth, kind, start, allArgs);
+    t.exitFast(depth, kind, allArgs);
     return result;
   }
 
