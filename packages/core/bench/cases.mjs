@@ -118,12 +118,14 @@ function posixEvents(warm, options = {}) {
   init({ disableIo: true, ...options });
   const t = getTracer();
   const hashes = Array.from({ length: 64 }, (_, k) => t.hashFile(join(outDir, 'data', `shard-${k}.bin`)));
+  // As the fs plugin records a read: through an event shape (no args object per event).
+  const read = t.shape('read', 'POSIX', ['fhash', 'count', 'offset', 'ret']);
   let off = 0;
   const emitAll = () => {
     for (let i = 0; i < POSIX_EVENTS; i++) {
       const ts = t.now();
       const k = (i >> 8) & 63;
-      t.emit('read', 'POSIX', ts, 2 + (i & 3), { fhash: hashes[k], count: 4096, offset: off, ret: 4096 });
+      t.emitShaped(read, ts, 2 + (i & 3), hashes[k], 4096, off, 4096);
       off = (i & 255) === 255 ? 0 : off + 4096;
     }
   };
