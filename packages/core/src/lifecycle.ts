@@ -8,6 +8,7 @@ import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { jsonString } from './event-buffer.js';
 import { dftHash } from './hash.js';
+import { guardCloses } from './fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';
 import { TraceFile, type SharedFile } from './trace-file.js';
 import { ThreadTracer } from './tracer.js';
@@ -200,6 +201,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   state.teardowns = [];
   state.plugins = [];
   installPlugins(tracer, [...builtinPlugins(config), ...(options.plugins ?? [])]);
+  if (config.disableIo) state.teardowns.push(guardCloses()); // the fs plugin's closes do it otherwise
   installHooks(state);
   tracer.flush();
   if (isMainThread && state.ownsFile) {
