@@ -24,3 +24,22 @@ describe('HashTable', () => {
     expect(fresh).toEqual([dftHash('/a'), dftHash('/b')]);
   });
 });
+
+describe('HashTable memory', () => {
+  it('keeps at most two generations, re-reports only what it forgot, and keeps what is in use', () => {
+    const t = new HashTable(100);
+    const reported = new Map<string, number>();
+    const get = (s: string) => expect(t.get(s, (h) => reported.set(s, (reported.get(s) ?? 0) + 1))).toBe(dftHash(s));
+    for (let i = 0; i < 1000; i++) {
+      get(`/data/${i}`);
+      get('/hot'); // met all the time: promoted to each new generation, never forgotten
+      expect(t.size).toBeLessThanOrEqual(200);
+    }
+    expect(reported.get('/hot')).toBe(1);
+    expect(reported.get('/data/999')).toBe(1);
+    get('/data/999'); // recent: remembered
+    expect(reported.get('/data/999')).toBe(1);
+    get('/data/0'); // long forgotten: reported again
+    expect(reported.get('/data/0')).toBe(2);
+  });
+});

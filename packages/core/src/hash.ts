@@ -13,18 +13,37 @@ export function dftHash(s: string): string {
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-/** Memoises dftHash and reports first sight, so metadata records are written once per string. */
+/**
+ * Memoises dftHash and reports first sight, so metadata records are written once per string —
+ * within a bounded memory: strings are kept in two generations of at most `generation` each, and
+ * one not met in the last two is forgotten and, if met again, reported again (its `FH`/`SH`
+ * record written a second time, which readers take as the same mapping). A data loader that opens
+ * a million distinct files would otherwise keep every path for the life of the process.
+ */
 export class HashTable {
-  private readonly seen = new Map<string, string>();
+  private current = new Map<string, string>();
+  private previous = new Map<string, string>();
 
-  /** Returns the hash; `onNew` runs the first time a string is seen. */
+  constructor(private readonly generation = 1 << 15) {}
+
+  /** Returns the hash; `onNew` runs the first time a string is seen (or seen again after being forgotten). */
   get(s: string, onNew: (hash: string) => void): string {
-    let h = this.seen.get(s);
-    if (h === undefined) {
-      h = dftHash(s);
-      this.seen.set(s, h);
-      onNew(h);
+    let h = this.current.get(s);
+    if (h !== undefined) return h;
+    h = this.previous.get(s);
+    const fresh = h === undefined;
+    if (fresh) h = dftHash(s);
+    if (this.current.size >= this.generation) {
+      this.previous = this.current;
+      this.current = new Map();
     }
-    return h;
+    this.current.set(s, h!);
+    if (fresh) onNew(h!);
+    return h!;
+  }
+
+  /** Strings remembered now (at most two generations). */
+  get size(): number {
+    return this.current.size + this.previous.size;
   }
 }
