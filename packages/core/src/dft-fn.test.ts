@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dftFn, Profile } from './dft-fn.js';
+import type { ArgValue } from './types.js';
 import { finalize, initializeLog } from './lifecycle.js';
 import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from './trace-reader.test-util.js';
 
@@ -75,6 +76,21 @@ describe('dftFn', () => {
       }
       expect(ps[0]!.tid).not.toBe(ps[1]!.tid);
       expect(named(t, 'asyncRejects')).toHaveLength(1);
+    });
+  });
+
+  it('keeps an own __proto__ key of update({ args }) and of region args as an arg, prototypes untouched', () => {
+    const d = dftFn('unit', 'protoArgs');
+    d.update({ args: JSON.parse('{"__proto__": {"polluted": 1}, "a": 1}') as Record<string, ArgValue> });
+    d.log(() => 0)();
+    d.start(JSON.parse('{"__proto__": 7, "b": 2}') as Record<string, ArgValue>).stop();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    later((t) => {
+      const [call, region] = named(t, 'protoArgs');
+      const own = (e: TraceEvent) => Object.entries(e.args!).filter(([k]) => k !== 'hhash' && k !== 'level' && k !== 'p_idx');
+      expect(own(call!)).toEqual([['__proto__', { polluted: 1 }], ['a', 1]]);
+      expect(own(region!)).toEqual([['__proto__', 7], ['a', 1], ['b', 2]]); // the defaults, then the region's
+      expect(Object.getPrototypeOf(call!.args)).toBe(Object.prototype);
     });
   });
 

@@ -93,7 +93,7 @@ export class DftFn {
 
   /** Sets the step coordinates and custom args written with later events. Returns this. */
   update(info: UpdateOptions = {}): this {
-    const d = { ...this.defaults };
+    let d = { ...this.defaults };
     for (const [opt, key] of STEP_KEYS) {
       const v = info[opt];
       if (v !== undefined) {
@@ -101,7 +101,9 @@ export class DftFn {
         d[key] = v;
       }
     }
-    if (info.args !== undefined) Object.assign(d, info.args);
+    // Spread, not Object.assign: an own `__proto__` key (JSON.parse makes them) is an arg like any
+    // other, where assignment would call the prototype setter and drop it.
+    if (info.args !== undefined) d = { ...d, ...info.args };
     this.defaults = d;
     this.hasDefaults = Object.keys(d).length > 0;
     return this;
@@ -113,7 +115,7 @@ export class DftFn {
       // Events copy their args when recorded and update() replaces the defaults object: no copy needed.
       return this.hasDefaults ? this.defaults : undefined;
     }
-    const out: Record<string, ArgValue> = this.hasDefaults ? { ...this.defaults } : {};
+    let out: Record<string, ArgValue> = this.hasDefaults ? { ...this.defaults } : {};
     if (slots !== undefined && callArgs !== undefined) {
       for (const s of slots) {
         const v = callArgs[s.index];
@@ -121,7 +123,7 @@ export class DftFn {
         else if (v === undefined && s.dflt !== undefined) out[s.key] = s.dflt;
       }
     }
-    if (extra !== undefined) Object.assign(out, extra);
+    if (extra !== undefined) out = { ...out, ...extra };
     return Object.keys(out).length > 0 ? out : undefined;
   }
 
