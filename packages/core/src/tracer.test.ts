@@ -56,8 +56,16 @@ describe('Tracer.shape / emitShaped', () => {
     });
   });
 
+  it('gives the same handle for the same name, category and keys', () => {
+    const a = tracer.shape('same', 'unit', ['x', 'y']);
+    expect(tracer.shape('same', 'unit', ['x', 'y'])).toBe(a);
+    expect(tracer.shape('same', 'unit', ['y', 'x'])).not.toBe(a);
+    expect(tracer.shape('same', 'other', ['x', 'y'])).not.toBe(a);
+  });
+
   it('rejects bad keys and shapes it did not make, naming the argument', () => {
-    expect(() => tracer.shape('x', 'unit', ['a', 'b', 'c', 'd', 'e'])).toThrow(/keys must be an array of at most 4 strings/);
+    expect(() => tracer.shape('x', 'unit', ['a', 'b', 'c', 'd', 'e'])).toThrow(/keys must be an array of at most 4 distinct strings/);
+    expect(() => tracer.shape('x', 'unit', ['a', 'a'])).toThrow(/distinct/);
     expect(() => tracer.shape('x', 'unit', [1 as unknown as string])).toThrow(/keys must be/);
     expect(() => tracer.shape('x', 'unit', 'abc' as unknown as string[])).toThrow(/keys must be/);
     expect(() => tracer.emitShaped(9999 as EventShape, 0, 0)).toThrow(/emitShaped: 9999 is not a shape of this tracer/);

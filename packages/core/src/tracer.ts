@@ -56,6 +56,7 @@ export class ThreadTracer implements Tracer {
   /** Per shape (Tracer.shape): its kind, its number of keys, its key ids (SHAPE_SLOTS apart). */
   private shapes = new Int32Array(16 * SHAPE_SLOTS);
   private shapeCount = 0;
+  private readonly shapeIds = new Map<string, EventShape>();
   private readonly capacity: number;
   private readonly fmt: FormatContext;
   /** The thread that formats and writes for us, when one runs (main thread, built package). */
@@ -335,15 +336,20 @@ export class ThreadTracer implements Tracer {
   }
 
   shape(name: string, cat: string, keys: readonly string[]): EventShape {
-    if (!Array.isArray(keys) || keys.length > MAX_SHAPE_KEYS || keys.some((k) => typeof k !== 'string')) {
-      throw new TypeError(`shape: keys must be an array of at most ${MAX_SHAPE_KEYS} strings; got ${safeJson(keys)}`);
+    if (!Array.isArray(keys) || keys.length > MAX_SHAPE_KEYS || keys.some((k) => typeof k !== 'string') || new Set(keys).size !== keys.length) {
+      throw new TypeError(`shape: keys must be an array of at most ${MAX_SHAPE_KEYS} distinct strings; got ${safeJson(keys)}`);
     }
+    // The same shape asked for again (a plugin set up twice, or per call) is the same handle.
+    const id = `${this.interner.kind(name, cat)}\0${keys.join('\0')}`;
+    const known = this.shapeIds.get(id);
+    if (known !== undefined) return known;
     const n = this.shapeCount++;
     if (n * SHAPE_SLOTS === this.shapes.length) this.shapes = grown(this.shapes, this.shapes.length * 2);
     const at = n * SHAPE_SLOTS;
     this.shapes[at] = this.interner.kind(name, cat);
     this.shapes[at + 1] = keys.length;
     for (let k = 0; k < keys.length; k++) this.shapes[at + 2 + k] = this.interner.key(keys[k]!);
+    this.shapeIds.set(id, n as EventShape);
     return n as EventShape;
   }
 

@@ -84,7 +84,7 @@ export interface Tracer {
   /** Writes a complete event measured by the caller, as a child of the current context. */
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void;
   /**
-   * Interns an event's name, category and arg keys (at most 4) once, for a call site that emits
+   * Interns an event's name, category and arg keys (at most 4, distinct) once, for a call site that emits
    * many events of that shape with `emitShaped`: no args object per event, no key lookups.
    */
   shape(name: string, cat: string, keys: readonly string[]): EventShape;
