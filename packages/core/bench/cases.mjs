@@ -104,6 +104,9 @@ const cases = {
   fsTraced() {
     return fsLoop(true);
   },
+  fsPaired() {
+    return fsPaired();
+  },
 };
 
 const POSIX_EVENTS = 1_000_000;
@@ -189,6 +192,50 @@ function fsLoop(traced) {
   closeSync(fd);
   if (traced) finalize();
   return r;
+}
+
+/**
+ * fsLoop's traced and untraced reads in one process, burst by burst: the original readSync (taken
+ * before the fs plugin wraps it) and the wrapped one on the same traced fd, alternating (ABBA) with
+ * the same gaps, so both sides meet the same moment of this VM. Overhead = median of the
+ * per-pair ratios.
+ */
+function fsPaired() {
+  const dir = join(outDir, 'data');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'cached.bin');
+  writeFileSync(file, Buffer.alloc(1 << 20, 7));
+  const raw = readSync; // the live binding follows the patch; this copy keeps the original
+  init();
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(4096);
+  const untraced = (i) => raw(fd, buf, 0, 4096, (i & 255) * 4096);
+  const traced = (i) => readSync(fd, buf, 0, 4096, (i & 255) * 4096);
+  if (raw === readSync) throw new Error('fsPaired: readSync was not wrapped');
+  const one = (fn) => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, GAP_MS);
+    let sink = 0;
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < BURST; i++) sink += fn(i);
+    if (sink !== BURST * 4096) throw new Error('fsPaired: short read');
+    return Number(process.hrtime.bigint() - t0) / BURST;
+  };
+  one(untraced);
+  one(traced); // warm-up
+  const a = [];
+  const b = [];
+  for (let r = 0; r < BURSTS; r++) {
+    if (r & 1) {
+      b.push(one(traced));
+      a.push(one(untraced));
+    } else {
+      a.push(one(untraced));
+      b.push(one(traced));
+    }
+  }
+  closeSync(fd);
+  finalize();
+  return { untracedNs: median(a), tracedNs: median(b), ratio: median(a.map((x, k) => b[k] / x)) };
 }
 
 const fn = cases[which];
