@@ -245,8 +245,8 @@ export class EventBuffer implements EventColumns {
     const key = this.argKey;
     const tag = this.argTag;
     const num = this.argNum;
-    // Numbers and strings (what hot call sites pass) inline; measured on traced 4 KiB reads, ~30 ns
-    // less per event than four addArg calls.
+    // Numbers and strings (what hot call sites pass) inline: on traced 4 KiB reads 18–64 ns less
+    // per event than four addArg calls (both versions switched burst by burst in one process).
     for (let a = 0; a < n; a++) {
       const v = a === 0 ? v0 : a === 1 ? v1 : a === 2 ? v2 : v3;
       key[j + a] = keys[k0 + a]!;
