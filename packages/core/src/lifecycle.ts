@@ -200,8 +200,9 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   state.droppedReported = 0;
   state.teardowns = [];
   state.plugins = [];
+  // Whatever plugins wrap node:fs: a close of the trace descriptor must surrender it first.
+  state.teardowns.push(guardCloses());
   installPlugins(tracer, [...builtinPlugins(config), ...(options.plugins ?? [])]);
-  if (config.disableIo) state.teardowns.push(guardCloses()); // the fs plugin's closes do it otherwise
   installHooks(state);
   tracer.flush();
   if (isMainThread && state.ownsFile) {

@@ -3,8 +3,8 @@
  *
  * A writer thread checks that the descriptor still refers to the trace file, then writes. A program
  * that closes that descriptor and opens another file, which takes the same number, between the
- * two would receive a gzip member in its own file. The fs plugin's close wrappers (or, with I/O
- * tracing off, fs/close-guard.ts) call `beforeClose` first: the trace descriptor is surrendered —
+ * two would receive a gzip member in its own file. The close wrappers of fs/close-guard.ts (always
+ * installed, I/O traced or not) call `beforeClose` first: the trace descriptor is surrendered —
  * every thread's writes stopped under the file's lock, one warning — before the program's close
  * runs, so no write can be in between. (A close that bypasses `node:fs`, from a native addon, is
  * not seen.)

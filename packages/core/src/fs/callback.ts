@@ -2,7 +2,6 @@
 import { dirname, resolve } from 'node:path';
 import type { Args, Span } from '../types.js';
 import { POSITIONED, io, parseAsyncTransfer } from './args.js';
-import { beforeClose } from '../trace-fd-guard.js';
 import { dress, type AnyFn } from './identity.js';
 import { toAbsolutePath } from './paths.js';
 import { finishOp, target, type OpSpec } from './specs.js';
@@ -50,7 +49,6 @@ export function openCallback(st: FsState, orig: AnyFn): AnyFn {
 
 export function closeCallback(st: FsState, orig: AnyFn): AnyFn {
   return dress(function close(this: unknown, fd: number) {
-    beforeClose(fd);
     const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
     // close(fd) without a callback is allowed (a default one logs errors): trace it too.
     if (e === undefined) return orig.apply(this, arguments as never);

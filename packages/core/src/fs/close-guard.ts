@@ -5,9 +5,9 @@ import type { Teardown } from '../types.js';
 import { dress, patch, unpatch, type AnyFn, type Patch } from './identity.js';
 
 /**
- * With I/O tracing off (DFTRACER_DISABLE_IO=1) the fs plugin's close wrappers are not installed,
- * but the trace descriptor still needs their first step: `fs.close`/`fs.closeSync` of it must
- * surrender it before the program's close runs (trace-fd-guard.ts). These wrappers do only that.
+ * `fs.close`/`fs.closeSync` of the trace descriptor must surrender it before the program's close
+ * runs (trace-fd-guard.ts), whether or not I/O is traced: these wrappers do only that, under the
+ * fs plugin's own (installed after them) or alone with DFTRACER_DISABLE_IO=1.
  */
 export function guardCloses(): Teardown {
   const patches: Patch[] = [];

@@ -3,7 +3,6 @@
 import type { Args } from '../types.js';
 import { POSITIONED, io, parseReadSync, parseVector, parseWrite } from './args.js';
 import { stampUs } from '../clock.js';
-import { beforeClose } from '../trace-fd-guard.js';
 import { dress, type AnyFn } from './identity.js';
 import { createsFile, fileMode, openFlags } from './paths.js';
 import { opArgs, target, type OpSpec } from './specs.js';
@@ -51,7 +50,6 @@ export function openSync(st: FsState, orig: AnyFn): AnyFn {
 
 export function closeSync(st: FsState, orig: AnyFn): AnyFn {
   return dress(function closeSync(this: unknown, fd: number) {
-    beforeClose(fd);
     const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
     if (e === undefined) return orig.apply(this, arguments as never);
     const t0 = st.now();
