@@ -134,7 +134,14 @@ export function gzipMember(tokens: DeflateTokens, count: number, crc: number, si
   w.bits(2, 2); // BTYPE = dynamic Huffman
   writeCodeLengths(w, litLen, distLen);
 
-  writeTokens(w, tokens.buf, count, litCode, litLen, distCode, distLen);
+  // A short call first. A first call over a whole batch got its loop compiled while running (OSR)
+  // before the stores after the loop had ever run, and that code, entered again on every later
+  // batch, deoptimized at those stores each time (up to ~370 times per million events in some
+  // processes, `--trace-deopt`). 64 tokens are enough for V8 to start collecting type feedback
+  // (after ~1 KB of bytecode has run) and too few to compile the loop, so the stores have theirs.
+  const head = Math.min(count, 64);
+  writeTokens(w, tokens.buf, 0, head, litCode, litLen, distCode, distLen);
+  writeTokens(w, tokens.buf, head, count, litCode, litLen, distCode, distLen);
   w.bits(litCode[END_OF_BLOCK]!, litLen[END_OF_BLOCK]!);
   let pos = w.finish();
 
@@ -159,7 +166,8 @@ const GZIP_HEADER = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
 function writeTokens(
   w: BitWriter,
   tok: Uint32Array,
-  count: number,
+  from: number,
+  to: number,
   litCode: Uint16Array,
   litLen: Uint8Array,
   distCode: Uint16Array,
@@ -169,7 +177,7 @@ function writeTokens(
   let pos = w.pos;
   let acc = w.acc;
   let nb = w.n;
-  for (let k = 0; k < count; k++) {
+  for (let k = from; k < to; k++) {
     const v = tok[k]!;
     if (v < LIT_LIMIT) {
       acc |= litCode[v]! << nb;

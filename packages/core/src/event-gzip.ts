@@ -830,7 +830,10 @@ export class EventGzip {
       return;
     }
     this.closeRun();
-    this.runDist = d;
+    // Distances are differences of Float64Array positions. Stored as they are, the first one V8
+    // saw as a double changed this field from small integer to double after the encoder had been
+    // compiled, which threw away all of its optimized code (once per process, `--trace-deopt`).
+    this.runDist = d | 0;
     this.runLen = len;
   }
 

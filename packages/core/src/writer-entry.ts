@@ -4,8 +4,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { BatchEncoder } from './batch-encoder.js';
 import type { EventColumns, FormatContext } from './event-buffer.js';
 import { TraceFile } from './trace-file.js';
-import { columnBuffers, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
+import { columnBuffers, detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
+detachEarly();
 const init = workerData as WriterInit;
 let warned = false;
 const file = TraceFile.join(init.shared);
