@@ -65,11 +65,14 @@ const CL_ORDER = [
  * `match`, which returns the new count.
  */
 export class DeflateTokens {
-  buf = new Uint32Array(1 << 14);
+  // Empty until the first `reset`: a field that has held one value only is taken by V8 as
+  // constant, and code compiled on that assumption (the encoder's, during its first batch) was
+  // thrown away when the buffer first grew. Assigned by `reset`, it is never constant.
+  buf = new Uint32Array(0);
   readonly litFreq = new Uint32Array(286);
   readonly distFreq = new Uint32Array(30);
 
-  /** Clears the counts; `capacity`: the most tokens the caller will add before `ensure` (if ever). */
+  /** Clears the counts; `capacity`: the most tokens the caller will add before `ensure` (if ever). Call before adding any. */
   reset(capacity: number): void {
     if (this.buf.length < capacity) this.buf = new Uint32Array(Math.max(capacity, this.buf.length * 2));
     this.litFreq.fill(0);
