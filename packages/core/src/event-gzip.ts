@@ -830,9 +830,9 @@ export class EventGzip {
       return;
     }
     this.closeRun();
-    // Distances are differences of Float64Array positions. Stored as they are, the first one V8
-    // saw as a double changed this field from small integer to double after the encoder had been
-    // compiled, which threw away all of its optimized code (once per process, `--trace-deopt`).
+    // Distances are differences of Float64Array positions, which V8 may hold as doubles: stored as
+    // they are, they changed this field from small integer to double once per process
+    // (`--trace-generalization`), which deoptimizes any encoder code compiled before it.
     this.runDist = d | 0;
     this.runLen = len;
   }
