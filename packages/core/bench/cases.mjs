@@ -107,6 +107,9 @@ const cases = {
   fsPaired() {
     return fsPaired();
   },
+  tracedPaired() {
+    return tracedPaired();
+  },
 };
 
 const POSIX_EVENTS = 1_000_000;
@@ -212,30 +215,53 @@ function fsPaired() {
   const untraced = (i) => raw(fd, buf, 0, 4096, (i & 255) * 4096);
   const traced = (i) => readSync(fd, buf, 0, 4096, (i & 255) * 4096);
   if (raw === readSync) throw new Error('fsPaired: readSync was not wrapped');
+  const [a, b] = alternate([untraced, traced], (sink) => {
+    if (sink !== BURST * 4096) throw new Error('fsPaired: short read');
+  });
+  closeSync(fd);
+  finalize();
+  return { untracedNs: median(a), tracedNs: median(b), ratio: median(a.map((x, k) => b[k] / x)) };
+}
+
+/**
+ * The main-thread figures of untraced, clock and traced, measured in one traced process with
+ * their bursts alternating, so that all three meet the same moments of this VM (separate
+ * processes drift by tens of ns). Per round: added = traced − untraced, floor = clock − untraced;
+ * each figure is the median over rounds.
+ */
+function tracedPaired() {
+  init();
+  const traced = dftFn('bench').log(work);
+  const clock = (i) => (performance.now() + performance.now() > 0 ? work(i) : 0);
+  const [u, c, t] = alternate([work, clock, traced]);
+  const added = t.map((x, k) => x - u[k]);
+  const floor = c.map((x, k) => x - u[k]);
+  finalize();
+  return { addedNs: median(added), floorNs: median(floor), aboveFloorNs: median(added.map((x, k) => x - floor[k])) };
+}
+
+/**
+ * Bursts of each of `fns` in turn, BURSTS rounds after a warm-up round, the order reversed every
+ * other round; `check(sink)` vets each burst's result. Returns each fn's ns per call, by round.
+ */
+function alternate(fns, check = () => {}) {
   const one = (fn) => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, GAP_MS);
     let sink = 0;
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < BURST; i++) sink += fn(i);
-    if (sink !== BURST * 4096) throw new Error('fsPaired: short read');
-    return Number(process.hrtime.bigint() - t0) / BURST;
+    const ns = Number(process.hrtime.bigint() - t0) / BURST;
+    check(sink);
+    return ns;
   };
-  one(untraced);
-  one(traced); // warm-up
-  const a = [];
-  const b = [];
+  for (const fn of fns) one(fn);
+  const out = fns.map(() => []);
   for (let r = 0; r < BURSTS; r++) {
-    if (r & 1) {
-      b.push(one(traced));
-      a.push(one(untraced));
-    } else {
-      a.push(one(untraced));
-      b.push(one(traced));
-    }
+    const order = fns.map((_, k) => k);
+    if (r & 1) order.reverse();
+    for (const k of order) out[k].push(one(fns[k]));
   }
-  closeSync(fd);
-  finalize();
-  return { untracedNs: median(a), tracedNs: median(b), ratio: median(a.map((x, k) => b[k] / x)) };
+  return out;
 }
 
 const fn = cases[which];
