@@ -175,6 +175,26 @@ describe.each([1, 4])('EventGzip, %i copy source(s)', (sources) => {
     roundTrip(enc, '', buf, ctx);
   });
 
+  it('writes its first big batch as two members, the first 256 lines and the rest, and later ones as one', () => {
+    const { interner, ctx, enc } = setup(true, sources);
+    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+    let ts = 1760934170173819;
+    const meta = '{"name":"FH","cat":"dftracer","pid":4242,"tid":4242,"ph":"M","args":{"hhash":"x","name":"/d","value":"y"}}\n';
+    for (let batch = 0; batch < 3; batch++) {
+      const buf = new EventBuffer(1000);
+      pushPosixReads(buf, interner, batch * 1000, 1000, (n) => (ts += 7 + (n % 5)));
+      const all = text(batch === 0 ? meta : '', buf, ctx);
+      const gz = roundTrip(enc, batch === 0 ? meta : '', buf, ctx);
+      const second = gz.indexOf(header, 1);
+      if (batch === 0) {
+        expect(second).toBeGreaterThan(0);
+        const head = gunzipSync(gz.subarray(0, second)).toString();
+        expect(head.split('\n').length - 1).toBe(1 + 256); // the metadata line and 256 events
+        expect(all.startsWith(head)).toBe(true);
+      } else expect(second).toBe(-1);
+    }
+  });
+
   it('compresses POSIX read events a fifth smaller than zlib -1 does their text', () => {
     const { interner, ctx, enc } = setup(true, sources);
     let bytes = 0;

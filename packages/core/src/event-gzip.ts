@@ -88,6 +88,8 @@ const MIN_STATES = 16;
  * the same duration, say), not only from the last line.
  */
 export const SOURCES = 4; // a power of two (ring indices wrap with a mask)
+/** Lines of the first member of the first batch (see EventGzip.encode). */
+const WARM_LINES = 256;
 /** Fields and args of a line, as pairs. */
 const PAIRS = FIXED_PAIRS + MAX_ARG_SLOTS;
 /** Per-kind state slots: one per piece of the fixed pairs and the compared args. */
@@ -272,8 +274,27 @@ export class EventGzip {
     return chars > limit;
   }
 
-  /** One gzip member holding `meta` (metadata lines) and then the events' lines. */
+  /** The gzip bytes of `meta` (metadata lines) and then the events' lines: one member (two for the first big batch). */
   encode(meta: string, b: EventColumns): Buffer {
+    if (!this.warmed && b.count > 2 * WARM_LINES) {
+      // The first big batch goes out as two members: its first WARM_LINES lines, then the rest
+      // (a multi-member file reads as one text). V8 keeps type feedback for a function only after
+      // it has run a while, and the paths of a member's first line had run once, before that, so
+      // `line` was compiled without them and deoptimized on the next batch, to be compiled again.
+      // The second member runs those paths again with feedback kept: ~20 ms less compiling per
+      // process (`--no-concurrent-recompilation --trace-opt`: 139–142 → 114–122 ms).
+      this.warmed = true;
+      return Buffer.concat([this.member(meta, b, 0, WARM_LINES), this.member('', b, WARM_LINES, b.count)]);
+    }
+    this.warmed = true;
+    return this.member(meta, b, 0, b.count);
+  }
+
+  /** Whether a batch has been encoded (see encode). */
+  private warmed = false;
+
+  /** One gzip member of `meta` and the lines of events [first, end). */
+  private member(meta: string, b: EventColumns, first: number, end: number): Buffer {
     this.prepare();
     this.tokens.reset(1 << 14);
     this.pos = 0;
@@ -284,9 +305,9 @@ export class EventGzip {
     this.gen++;
     this.cuts.count = 0;
     if (meta.length > 0) this.textLiterals(meta);
-    let from = 0;
     const cols = this.cols.of(b);
-    for (let i = 0; i < cols.count; i++) {
+    let from = first === 0 ? 0 : cols.argEnd[first - 1]!;
+    for (let i = first; i < end; i++) {
       const to = cols.argEnd[i]!;
       this.line(cols, i, from, to);
       from = to;
