@@ -240,6 +240,8 @@ export class EventGzip {
   private readonly cuts = { count: 0 };
   /** Interned strings prefersText has counted. */
   private textSeen = 0;
+  /** Whether a batch has been encoded (see encode). */
+  private warmed = false;
   // The longest key, and the longest interned string or number text (UTF-16 units).
   private maxKeyChars = 0;
   private maxValueChars = DIG;
@@ -289,9 +291,6 @@ export class EventGzip {
     this.warmed = true;
     return this.member(meta, b, 0, b.count);
   }
-
-  /** Whether a batch has been encoded (see encode). */
-  private warmed = false;
 
   /** One gzip member of `meta` and the lines of events [first, end). */
   private member(meta: string, b: EventColumns, first: number, end: number): Buffer {
