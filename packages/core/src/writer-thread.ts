@@ -72,8 +72,12 @@ function entryPath(): string | null {
  * invalidate.
  */
 export function detachEarly(): void {
-  const b = new ArrayBuffer(0);
-  structuredClone(b, { transfer: [b] });
+  try {
+    const b = new ArrayBuffer(0);
+    structuredClone(b, { transfer: [b] });
+  } catch {
+    // Only a matter of speed: without it the tracer works the same.
+  }
 }
 
 export class WriterThread {
