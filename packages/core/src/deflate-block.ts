@@ -245,49 +245,53 @@ function writeCodeLengths(
   while (hlit > 257 && litLen[hlit - 1] === 0) hlit--;
   let hdist = 30;
   while (hdist > 1 && distLen[hdist - 1] === 0) hdist--;
-  const seq = new Uint8Array(hlit + hdist);
+  const seq = CL_SEQ;
   seq.set(litLen.subarray(0, hlit), 0);
   seq.set(distLen.subarray(0, hdist), hlit);
+  const n = hlit + hdist;
 
-  // Run-length code the sequence: symbols and their extra values.
-  const syms: number[] = [];
-  const extras: number[] = [];
-  for (let k = 0; k < seq.length; ) {
+  // Run-length code the sequence into symbols and their extra values. Typed arrays and an index,
+  // not pushes and iterators: this runs once per batch, and V8's optimized code for it (and the
+  // time to compile it, ~18 ms a process with arrays) grows with every array growth path inlined.
+  const syms = CL_SYMS;
+  const extras = CL_EXTRAS;
+  let m = 0;
+  for (let k = 0; k < n; ) {
     const v = seq[k]!;
     let run = 1;
-    while (k + run < seq.length && seq[k + run] === v) run++;
+    while (k + run < n && seq[k + run] === v) run++;
     k += run;
     if (v === 0) {
       while (run >= 11) {
         const r = Math.min(run, 138);
-        syms.push(18);
-        extras.push(r - 11);
+        syms[m] = 18;
+        extras[m++] = r - 11;
         run -= r;
       }
       if (run >= 3) {
-        syms.push(17);
-        extras.push(run - 3);
+        syms[m] = 17;
+        extras[m++] = run - 3;
         run = 0;
       }
     } else {
-      syms.push(v);
-      extras.push(0);
+      syms[m] = v;
+      extras[m++] = 0;
       run--;
       while (run >= 3) {
         const r = Math.min(run, 6);
-        syms.push(16);
-        extras.push(r - 3);
+        syms[m] = 16;
+        extras[m++] = r - 3;
         run -= r;
       }
     }
     for (; run > 0; run--) {
-      syms.push(v);
-      extras.push(0);
+      syms[m] = v;
+      extras[m++] = 0;
     }
   }
 
   const clFreq = new Uint32Array(19);
-  for (const s of syms) clFreq[s]!++;
+  for (let k = 0; k < m; k++) clFreq[syms[k]!]!++;
   const clLen = codeLengths(clFreq, 7);
   const clCode = canonicalCodes(clLen);
   let hclen = 19;
@@ -297,11 +301,16 @@ function writeCodeLengths(
   w.bits(hdist - 1, 5);
   w.bits(hclen - 4, 4);
   for (let k = 0; k < hclen; k++) w.bits(clLen[CL_ORDER[k]!]!, 3);
-  for (let k = 0; k < syms.length; k++) {
+  for (let k = 0; k < m; k++) {
     const s = syms[k]!;
     w.bits(clCode[s]!, clLen[s]!);
-    if (s === 16) w.bits(extras[k]!, 2);
-    else if (s === 17) w.bits(extras[k]!, 3);
-    else if (s === 18) w.bits(extras[k]!, 7);
+    if (s >= 16) w.bits(extras[k]!, CL_EXTRA_BITS[s - 16]!);
   }
 }
+
+/** writeCodeLengths' scratch: at most 286 + 30 lengths, and a symbol per length at most. */
+const CL_SEQ = new Uint8Array(286 + 30);
+const CL_SYMS = new Uint8Array(286 + 30);
+const CL_EXTRAS = new Uint8Array(286 + 30);
+/** Extra bits of code-length symbols 16, 17 and 18. */
+const CL_EXTRA_BITS = [2, 3, 7];
