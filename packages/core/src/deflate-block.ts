@@ -72,7 +72,7 @@ export class DeflateTokens {
   readonly litFreq = new Uint32Array(286);
   readonly distFreq = new Uint32Array(30);
 
-  /** Clears the counts; `capacity`: the most tokens the caller will add before `ensure` (if ever). Call before adding any. */
+  /** Clears the counts; `capacity`: the most tokens the caller will add before `ensure` (if ever). Called first. */
   reset(capacity: number): void {
     if (this.buf.length < capacity) this.buf = new Uint32Array(Math.max(capacity, this.buf.length * 2));
     this.litFreq.fill(0);
@@ -140,8 +140,9 @@ export function gzipMember(tokens: DeflateTokens, count: number, crc: number, si
   // A short call first. A first call over a whole batch got its loop compiled while running (OSR)
   // before the stores after the loop had ever run, and that code, entered again on every later
   // batch, deoptimized at those stores each time (up to ~370 times per million events in some
-  // processes, `--trace-deopt`). 64 tokens are enough for V8 to start collecting type feedback
-  // (after ~1 KB of bytecode has run) and too few to compile the loop, so the stores have theirs.
+  // processes, `--trace-deopt`). After 64 tokens the stores have run with type feedback kept and
+  // the loop is not compiled yet: no such loop in 26 runs since (a first call of 8 tokens was too
+  // short: V8 keeps feedback only once a function has run a while).
   const head = Math.min(count, 64);
   writeTokens(w, tokens.buf, 0, head, litCode, litLen, distCode, distLen);
   writeTokens(w, tokens.buf, head, count, litCode, litLen, distCode, distLen);
