@@ -42,29 +42,32 @@ export function codeLengths(freqs: Uint32Array, maxBits: number): Uint8Array {
  */
 function huffmanDepths(w: Float64Array, out: Uint8Array): number {
   out.fill(0);
-  const leaves: number[] = [];
-  for (let s = 0; s < w.length; s++) if (w[s]! > 0) leaves.push(s);
-  leaves.sort((a, b) => w[a]! - w[b]! || a - b);
-  const m = leaves.length;
+  // The leaves sorted by weight, then symbol: as keys weight·512 + symbol (exact in a double:
+  // weights are whole counts below 2^32, symbols below 512) in a typed array, whose sort needs no
+  // comparator calls.
+  const keys = new Float64Array(w.length);
+  let m = 0;
+  for (let s = 0; s < w.length; s++) if (w[s]! > 0) keys[m++] = w[s]! * 512 + s;
+  keys.subarray(0, m).sort();
   // Nodes 0..m-1 are the leaves (in sorted order), m.. the internal nodes.
+  const leaves = new Int32Array(m);
   const weight = new Float64Array(2 * m);
+  for (let k = 0; k < m; k++) {
+    const s = keys[k]! % 512;
+    leaves[k] = s;
+    weight[k] = w[s]!;
+  }
   const parent = new Int32Array(2 * m).fill(-1);
-  for (let k = 0; k < m; k++) weight[k] = w[leaves[k]!]!;
   let leaf = 0;
   let inner = m;
-  let next = m;
-  const takeLightest = (): number => {
-    if (leaf < m && (inner >= next || weight[leaf]! <= weight[inner]!))
-      return leaf++;
-    return inner++;
-  };
-  while (next < 2 * m - 1) {
-    const a = takeLightest();
-    const b = takeLightest();
-    weight[next] = weight[a]! + weight[b]!;
-    parent[a] = next;
-    parent[b] = next;
-    next++;
+  for (let next = m; next < 2 * m - 1; next++) {
+    // The two lightest nodes, each from the front of one queue or the other.
+    for (let child = 0; child < 2; child++) {
+      const fromLeaves = leaf < m && (inner >= next || weight[leaf]! <= weight[inner]!);
+      const n = fromLeaves ? leaf++ : inner++;
+      weight[next] = child === 0 ? weight[n]! : weight[next]! + weight[n]!;
+      parent[n] = next;
+    }
   }
   // The root is the last node created; parents always come after their children, so depths fill
   // in one backward pass.
