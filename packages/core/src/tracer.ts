@@ -340,13 +340,14 @@ export class ThreadTracer implements Tracer {
       throw new TypeError(`shape: keys must be an array of at most ${MAX_SHAPE_KEYS} distinct strings; got ${safeJson(keys)}`);
     }
     // The same shape asked for again (a plugin set up twice, or per call) is the same handle.
-    const id = `${this.interner.kind(name, cat)}\0${keys.join('\0')}`;
+    const kind = this.interner.kind(name, cat);
+    const id = `${kind}\0${keys.join('\0')}`;
     const known = this.shapeIds.get(id);
     if (known !== undefined) return known;
     const n = this.shapeCount++;
     if (n * SHAPE_SLOTS === this.shapes.length) this.shapes = grown(this.shapes, this.shapes.length * 2);
     const at = n * SHAPE_SLOTS;
-    this.shapes[at] = this.interner.kind(name, cat);
+    this.shapes[at] = kind;
     this.shapes[at + 1] = keys.length;
     for (let k = 0; k < keys.length; k++) this.shapes[at + 2 + k] = this.interner.key(keys[k]!);
     this.shapeIds.set(id, n as EventShape);
