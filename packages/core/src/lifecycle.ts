@@ -175,7 +175,6 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     if (inherited !== undefined && TraceFile.joinable(inherited.shared)) {
       state.ownsFile = false;
       const file = TraceFile.join(inherited.shared);
-      guardTraceFd(file.shared.fd, () => file.surrender());
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
     } else {
       state.ownsFile = true;
@@ -185,7 +184,6 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       if (state.initCount > 1) identity += `-${state.initCount}`;
       const path = traceFilePath(config.logFile, config.compression, identity);
       const file = TraceFile.create(path, config.compression, config.compressionLevel);
-      guardTraceFd(file.shared.fd, () => file.surrender());
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : isMainThread ? pid : pid * 1000 + threadId, threadName: isMainThread ? 'main' : `worker ${threadId}`, hostname });
       writeHeader(tracer, hostname);
       if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
@@ -195,6 +193,8 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     return DISABLED_LOGGER;
   }
 
+  const file = tracer.file;
+  guardTraceFd(file.shared.fd, () => file.surrender());
   state.tracer = tracer;
   state.live = true;
   state.droppedReported = 0;
