@@ -52,6 +52,22 @@ export function crcShift(c: number, m: Int32Array): number {
 
 const shiftMaps: Int32Array[] = [];
 
+/**
+ * Tables for the CRC of decimal digits without a chain of table steps. A digit d is the byte
+ * 0x30 ^ d, and the raw CRC from a zero register is linear in the bytes, so the CRC of n digits is
+ * `zeros[n]` (n '0' characters) XOR, per digit, `byteAt[16·j + d]` (byte d followed by j zero
+ * bytes, j counted from the text's end): lookups that do not wait on one another. The same holds
+ * for a change: digits d replacing e change the CRC by `byteAt[16·j + (d ^ e)]` each.
+ * For texts of up to `n` digits.
+ */
+export function digitCrcTables(n: number): { byteAt: Int32Array; zeros: Int32Array } {
+  const byteAt = new Int32Array(16 * n);
+  for (let j = 0; j < n; j++) for (let x = 0; x < 16; x++) byteAt[16 * j + x] = crcShift(CRC_TABLE[x]!, shiftMap(j));
+  const zeros = new Int32Array(n + 1);
+  for (let k = 1; k <= n; k++) zeros[k] = CRC_TABLE[(zeros[k - 1]! ^ 0x30) & 0xff]! ^ (zeros[k - 1]! >>> 8);
+  return { byteAt, zeros };
+}
+
 function identityMap(): Int32Array {
   const m = new Int32Array(1024);
   for (let j = 0; j < 4; j++) for (let v = 0; v < 256; v++) m[256 * j + v] = v << (8 * j);

@@ -24,7 +24,7 @@
  * in one dynamic-Huffman block (deflate-block.ts). Lines that may be cut for length (huge string
  * args) are formatted by `formatLine` and written as literals.
  */
-import { CRC_START, CRC_TABLE, crcBytes, crcFinish, crcShift, shiftMap } from './crc32.js';
+import { CRC_START, crcBytes, crcFinish, crcShift, digitCrcTables, shiftMap } from './crc32.js';
 import { DeflateTokens, MIN_MATCH, WINDOW, gzipMember } from './deflate-block.js';
 import {
   MAX_EVENT_BYTES,
@@ -96,7 +96,7 @@ const PAIRS = FIXED_PAIRS + MAX_ARG_SLOTS;
 const SLOTS = 2 * (FIXED_PAIRS + MAX_ARG_SLOTS);
 /** Bytes kept per slot for a number's text: the longest double is 24 characters. */
 const DIG = 24;
-const PRE = DIG + 1;
+const DIGIT_CRC = digitCrcTables(DIG);
 /** Tag of a key slot (a value slot uses the arg tags of event-buffer.ts). */
 const TAG_KEY = 7;
 /** Tag of a slot not yet written. */
@@ -186,9 +186,8 @@ export class EventGzip {
   private sNum!: Float64Array;
   private sTag!: Uint8Array;
   private sLen!: Int32Array;
+  /** A string's or number's CRC (from a zero register). */
   private sCrc!: Int32Array;
-  /** Per number slot: the CRC (from a zero register) of each prefix of its text, lengths 0…24. */
-  private sPre!: Int32Array;
   private sDig!: Uint8Array;
   /** Per state and value slot: where the piece began in the last line. */
   private pieceOff!: Int32Array;
@@ -211,8 +210,7 @@ export class EventGzip {
   private readonly srcDiff = new Int32Array(SOURCES);
   /** Per pair: the leading digits the line's number shares with the reference's (sameLayoutLine). */
   private readonly refSame = new Int32Array(PAIRS);
-  // sameLayoutLine's changed numbers: how many, their slots and new values.
-  private nDiff = 0;
+  // sameLayoutLine's changed numbers: their slots and new values.
   private readonly diffSlots = new Int32Array(FIXED_PAIRS + MAX_ARG_SLOTS);
   private readonly diffValues = new Float64Array(FIXED_PAIRS + MAX_ARG_SLOTS);
   private sStr: (string | undefined)[] = [];
@@ -350,7 +348,6 @@ export class EventGzip {
     this.sTag = new Uint8Array(n * SLOTS).fill(TAG_NONE);
     this.sLen = new Int32Array(n * SLOTS);
     this.sCrc = new Int32Array(n * SLOTS);
-    this.sPre = new Int32Array(n * SLOTS * PRE);
     this.sDig = new Uint8Array(n * SLOTS * DIG);
     this.pieceOff = new Int32Array(n * SLOTS);
     this.lineLen = new Int32Array(n);
@@ -385,7 +382,7 @@ export class EventGzip {
     const base = st * SLOTS;
     const gen = this.gen;
     const kindFrag = this.kindFrags[kind]!;
-    const { sTag, sNum, sLen, sDig: sd, sPre: pre, pieceOff } = this;
+    const { sTag, sNum, sLen, sCrc, sDig: sd, pieceOff } = this;
     const crcStart = this.crc;
     let pos = start;
     let crc = crcStart;
@@ -475,7 +472,7 @@ export class EventGzip {
               lLen = len - k;
             }
             if (rpos >= 0) rpos += old;
-            crc = crcShift(crc, shiftMap(len)) ^ pre[slot * PRE + len]!;
+            crc = crcShift(crc, shiftMap(len)) ^ sCrc[slot]!;
           }
           pos += len;
         } else if (tag === TAG_STR || tag === TAG_RAW) {
@@ -558,33 +555,42 @@ export class EventGzip {
    */
   private sameLayoutLine(b: Columns, i: number, from: number, st: number, pairs: number): boolean {
     const base = st * SLOTS;
-    const { sTag, sNum, lineVals: vals } = this;
-    this.nDiff = 0;
+    const { sTag, sNum, sLen, diffSlots, diffValues, lineVals: vals } = this;
     vals[0] = b.id[i]!;
     vals[1] = b.tid[i]!;
     vals[2] = b.ts[i]!;
     vals[3] = b.dur[i]!;
-    if (!this.sameLength(base + 1, vals[0]!) || !this.sameLength(base + 3, vals[1]!) || !this.sameLength(base + 5, vals[2]!) || !this.sameLength(base + 7, vals[3]!)) return false;
     if (pairs > FIXED_PAIRS_BARE) {
       vals[4] = b.level[i]!;
       vals[5] = b.pidx[i]!;
-      if (!this.sameLength(base + 9, vals[4]!) || !this.sameLength(base + 11, vals[5]!)) return false;
-      for (let pair = FIXED_PAIRS; pair < pairs; pair++) {
-        const slot = base + 2 * pair + 1;
+    }
+    // One loop over the pairs with the length test written in: as a method called per pair, V8
+    // left it a call (this function is past its inlining budget), ten calls a line.
+    let n = 0;
+    for (let pair = 0; pair < pairs; pair++) {
+      const slot = base + 2 * pair + 1;
+      let v: number;
+      if (pair >= FIXED_PAIRS) {
         const j = from + pair - FIXED_PAIRS;
         const tag = b.argTag[j]!;
         if (sNum[slot - 1] !== b.argKey[j] || sTag[slot] !== tag) return false;
-        const v = (vals[pair] = b.argNum[j]!);
-        if (tag === TAG_NUM) {
-          if (!this.sameLength(slot, v)) return false;
-        } else if (tag === TAG_STR || tag === TAG_RAW || sNum[slot] !== (tag === TAG_ISTR ? v : 0)) {
-          return false; // interned values must be the reference's; strings go piece by piece
+        v = vals[pair] = b.argNum[j]!;
+        if (tag !== TAG_NUM) {
+          // Interned values must be the reference's; strings go piece by piece.
+          if (tag === TAG_STR || tag === TAG_RAW || sNum[slot] !== (tag === TAG_ISTR ? v : 0)) return false;
+          continue;
         }
-      }
+      } else v = vals[pair]!;
+      // The reference's number, or a non-negative integer of as many digits replacing another.
+      const r = sNum[slot]!;
+      if (v === r) continue;
+      const len = sLen[slot]!;
+      if (sTag[slot] !== TAG_NUM || !(v >= 0 && r >= 0 && Number.isSafeInteger(r) && Number.isSafeInteger(v) && v >= (len === 1 ? 0 : POW10[len - 1]!) && v < POW10[len]!)) return false;
+      diffSlots[n] = slot;
+      diffValues[n++] = v;
     }
     const start = this.pos;
-    const { sLen, diffSlots, diffValues, pieceOff, sPre: pre, refSame } = this;
-    const n = this.nDiff;
+    const { pieceOff, sCrc, refSame } = this;
     let refBits = 0; // the pairs that differ from the reference
     for (let k = 0; k < n; k++) refBits |= 1 << ((diffSlots[k]! - base) >> 1);
     const refStart = this.refStart[st]!;
@@ -596,12 +602,11 @@ export class EventGzip {
       const slot = diffSlots[k]!;
       const off = pieceOff[slot]!;
       const len = sLen[slot]!;
-      const p = slot * PRE + len;
-      const refCrc = pre[p]!;
+      const refCrc = sCrc[slot]!;
       const r = sNum[slot]!;
       sNum[slot] = diffValues[k]!;
       this.changedDigits(slot, diffValues[k]!, r, len);
-      delta ^= crcShift(refCrc ^ pre[p]!, shiftMap(lineLen - off - len));
+      delta ^= crcShift(refCrc ^ sCrc[slot]!, shiftMap(lineLen - off - len));
       refSame[(slot - base) >> 1] = this.same;
     }
     const varying = this.varying[st]!;
@@ -689,20 +694,6 @@ export class EventGzip {
   }
 
   /**
-   * Whether number v in `slot` keeps the reference's layout: it is the reference's number, or a
-   * non-negative integer of as many digits replacing another (then noted as a change).
-   */
-  private sameLength(slot: number, v: number): boolean {
-    const r = this.sNum[slot]!;
-    if (v === r) return true;
-    const len = this.sLen[slot]!;
-    if (this.sTag[slot] !== TAG_NUM || !(v >= 0 && r >= 0 && Number.isSafeInteger(r) && Number.isSafeInteger(v) && v >= (len === 1 ? 0 : POW10[len - 1]!) && v < POW10[len]!)) return false;
-    this.diffSlots[this.nDiff] = slot;
-    this.diffValues[this.nDiff++] = v;
-    return true;
-  }
-
-  /**
    * A string arg (TAG_STR: escaped here; TAG_RAW: JSON already) in `slot` (-1: not kept): copied
    * when it is the reference's (`ref`) and at least 3 bytes long, else its bytes are put in the text
    * scratch for literals. Returns its length; sets pieceCrc, pieceCopied, and refLen (the
@@ -786,20 +777,22 @@ export class EventGzip {
     return this.changedTail(slot, v >= POW10[k]! ? refLen - k : 0, k);
   }
 
-  /** changedDigits' end: `same` leading digits kept, then the `k` new ones (reversed in `dig`). */
+  /**
+   * changedDigits' end: `same` leading digits kept, then the `k` new ones (reversed in `dig`). With
+   * digits kept the text keeps its length, and its CRC changes by the changed digits alone.
+   */
   private changedTail(slot: number, same: number, k: number): number {
     const sd = this.sDig;
-    const o = slot * DIG + same;
+    const end = slot * DIG + same + k - 1;
     const rev = this.dig;
-    const pre = this.sPre;
-    const p = slot * PRE + same;
-    let c = pre[p]!;
+    const { byteAt, zeros } = DIGIT_CRC;
+    let c = same === 0 ? zeros[k]! : this.sCrc[slot]!;
     for (let j = 0; j < k; j++) {
-      const d = rev[k - 1 - j]!;
-      sd[o + j] = d;
-      c = CRC_TABLE[(c ^ d) & 0xff]! ^ (c >>> 8);
-      pre[p + j + 1] = c;
+      const d = rev[j]!;
+      c ^= byteAt[16 * j + ((d ^ (same === 0 ? 48 : sd[end - j]!)) & 15)]!;
+      sd[end - j] = d;
     }
+    this.sCrc[slot] = c;
     this.same = same;
     return (this.sLen[slot] = same + k);
   }
@@ -810,18 +803,14 @@ export class EventGzip {
     const o = slot * DIG;
     const dig = this.dig;
     const len = numberDigits(v, dig, json);
-    const pre = this.sPre;
-    const p = slot * PRE;
     let same = 0;
-    let c = 0;
-    pre[p] = 0;
     for (let k = 0; k < len; k++) {
       const x = dig[k]!;
       if (same === k && k < refLen && sd[o + k] === x) same++;
       sd[o + k] = x;
-      c = CRC_TABLE[(c ^ x) & 0xff]! ^ (c >>> 8);
-      pre[p + k + 1] = c;
     }
+    // Any characters (a fraction, an exponent, a sign): the table chain, not the digit tables.
+    this.sCrc[slot] = crcBytes(0, dig, 0, len);
     this.same = same;
     return (this.sLen[slot] = len);
   }
