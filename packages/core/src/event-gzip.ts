@@ -509,8 +509,13 @@ export class EventGzip {
           cDist = pos - rpos;
           cLen = len;
         } else {
+          // Each test on its own, not behind `&&`: a test that runs only after another passes had
+          // never run when V8 compiled this function in some processes, and its first run threw the
+          // compiled code away (~35 ms of compiling again, `--trace-deopt`).
           const d = pos - f.last;
-          if (f.gen === gen && d <= WINDOW && len >= MIN_MATCH) {
+          const near = d <= WINDOW;
+          const long = len >= MIN_MATCH;
+          if (f.gen === gen && near && long) {
             cDist = d;
             cLen = len;
           } else {
