@@ -75,19 +75,19 @@ export class Interner {
   str(v: string): number {
     // The same value as the last one (a file's hash, read after read) skips the Map.
     if (v === this.lastStr) return this.lastStrId;
-    const k = this.strs.get(v);
-    if (k !== undefined) {
-      this.lastStr = v;
-      this.lastStrId = k;
-      return k;
+    let k = this.strs.get(v);
+    if (k === undefined) {
+      if (v.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
+      k = this.strFrag.length;
+      this.strFrag.push(jsonString(v));
+      this.strs.set(v, k);
     }
-    if (v.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
-    const i = this.strFrag.length;
-    this.strFrag.push(jsonString(v));
-    this.strs.set(v, i);
+    // One path on for values seen before and new ones: with a path of its own, a value seen
+    // before (a file read again after others) first came after V8 had compiled the record path,
+    // which was thrown away there and compiled again (--trace-deopt, POSIX flood).
     this.lastStr = v;
-    this.lastStrId = i;
-    return i;
+    this.lastStrId = k;
+    return k;
   }
 
   /** The index of the key at position `pos` of an args object. */
