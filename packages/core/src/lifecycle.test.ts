@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileS
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CORE_DIST, REGISTER_DIST, cleanEnv, countGzipMembers, readTrace, runModule, tempDir, traceFiles, traceProblems } from './trace-reader.test-util.js';
+import { CORE_DIST, REGISTER_DIST, cleanEnv, countGzipMembers, readTrace, runModule, tempDir, traceFiles, traceProblems, walkGzipMembers } from './trace-reader.test-util.js';
 
 const PROGRAM = `
 import { initializeLog, dftFn, finalize, getTime } from CORE;
@@ -64,6 +64,25 @@ describe('initializeLog / finalize in a real process', () => {
     const t = readTrace(file);
     expect(traceProblems(t)).toEqual([]);
     expect(t.complete.filter((e) => e.name === 'leaf')).toHaveLength(1 + 9 + 5000);
+  });
+
+  it('flushes a short first batch (256 events), then batches as large as the buffer', () => {
+    const dir = tempDir();
+    // 192 bytes an event: a 1,000-event buffer.
+    const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_WRITE_BUFFER_SIZE: String(192 * 1000), EXTRA: '4000', LOG_FILE: join(dir, 'batches') });
+    expect(r.status).toBe(0);
+    const file = traceFiles(dir)[0]!;
+    const counts = walkGzipMembers(readFileSync(file)).members.map((m) => m.split('\n').filter((l) => l.startsWith('{"id":')).length);
+    const full = counts.findIndex((n) => n > 256);
+    expect(full).toBeGreaterThan(0);
+    expect(counts.slice(0, full)).toContain(256);
+    for (const n of counts.slice(0, full)) expect(n).toBeLessThanOrEqual(256);
+    // 4,000 more calls: at least three full batches follow (the rest is written by finalize).
+    expect(counts.slice(full, full + 3)).toEqual([1000, 1000, 1000]);
+    const t = readTrace(file);
+    expect(traceProblems(t)).toEqual([]);
+    expect(new Set(t.complete.map((e) => e.id)).size).toBe(t.complete.length);
+    expect(t.complete.filter((e) => e.name === 'leaf')).toHaveLength(1 + 9 + 4000);
   });
 
   it('writes the same lines, as valid multi-member gzip, with each encoder', () => {

@@ -34,6 +34,14 @@ export interface ThreadIdentity {
 const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
 /** Ids are handed out to threads in blocks so threads of one file never share an id. */
 const ID_BLOCK = 4096;
+/** Ids used of a thread's first block (see nextId). */
+const FIRST_IDS = 64;
+/**
+ * Events in a thread's first batch. The record path's flush is then first taken early, while V8
+ * still runs it unoptimized and records how; with a full first batch (~5,000 events) it was first
+ * taken by optimized code compiled without it, which V8 threw away there (--trace-deopt).
+ */
+const FIRST_BATCH = 256;
 /** Int32 slots per event shape: kind, key count, keys. */
 const SHAPE_SLOTS = 2 + MAX_SHAPE_KEYS;
 /** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
@@ -109,7 +117,7 @@ export class ThreadTracer implements Tracer {
     this.hostHash = dftHash(identity.hostname);
     const capacity = Math.max(1, Math.min(16384, Math.floor(config.writeBufferSize / BYTES_PER_EVENT)));
     this.capacity = capacity;
-    this.buf = new EventBuffer(capacity);
+    this.buf = new EventBuffer(Math.min(capacity, FIRST_BATCH));
     this.fmt = {
       kindFrag: this.interner.kindFrag,
       keyFrag: this.interner.keyFrag,
@@ -210,7 +218,11 @@ export class ThreadTracer implements Tracer {
     if (this.idNext === this.idEnd) {
       const block = this.file.add(ID_SLOT, 1);
       this.idNext = block * ID_BLOCK + 1;
-      this.idEnd = this.idNext + ID_BLOCK;
+      // The first block is cut short (its other ids go unused). V8 records how code runs only from
+      // a function's first few calls on, so taking a block was first seen with feedback at the
+      // second block, after the record path had been compiled: that code was thrown away there and
+      // compiled again (--trace-deopt, emitShaped and pushValues, ~30 ms per process).
+      this.idEnd = this.idNext + (this.idEnd === 0 ? FIRST_IDS : ID_BLOCK);
     }
     return this.idNext++;
   }
@@ -464,6 +476,18 @@ export class ThreadTracer implements Tracer {
     if (w.failed) this.active = false;
   }
 
+  /** The capacity of the buffer after `n` events left this one: short ones (FIRST_BATCH) until one fills up. */
+  private nextCapacity(n: number): number {
+    return n < this.buf.capacity ? this.buf.capacity : this.capacity;
+  }
+
+  /** Empties the buffer after `n` events left it, for the next events. */
+  private emptyBuffer(n: number): void {
+    const c = this.nextCapacity(n);
+    if (c === this.buf.capacity) this.buf.reset();
+    else this.buf = new EventBuffer(c);
+  }
+
   /** Formats and writes everything buffered as one member (or hands it to the writer thread). */
   flush(): void {
     const n = this.buf.count;
@@ -495,7 +519,7 @@ export class ThreadTracer implements Tracer {
           this.sentKeys = keys.length;
           this.sentStrs = strs.length;
           this.written += n;
-          this.buf = new EventBuffer(this.capacity, w.reuse());
+          this.buf = new EventBuffer(this.nextCapacity(n), w.reuse());
           return;
         }
       }
@@ -505,7 +529,7 @@ export class ThreadTracer implements Tracer {
       w.stop();
       if (!this.active) {
         this.dropped += n;
-        this.buf.reset();
+        this.emptyBuffer(n);
         return;
       }
     }
@@ -514,7 +538,7 @@ export class ThreadTracer implements Tracer {
     try {
       bytes = encoder.encode(meta, this.buf);
     } finally {
-      this.buf.reset();
+      this.emptyBuffer(n);
     }
     const ok = this.file.write(bytes, n);
     this.batches.here++;
