@@ -88,6 +88,8 @@ const MIN_STATES = 16;
  * the same duration, say), not only from the last line.
  */
 export const SOURCES = 4; // a power of two (ring indices wrap with a mask)
+/** Tokens a member's buffer has room for per line before it grows (see member). */
+const TOKENS_PER_LINE = 16;
 /** Lines of the first member of the first batch (see EventGzip.encode). */
 const WARM_LINES = 256;
 /** Fields and args of a line, as pairs. */
@@ -293,7 +295,10 @@ export class EventGzip {
   /** One gzip member of `meta` and the lines of events [first, end). */
   private member(meta: string, b: EventColumns, first: number, end: number): Buffer {
     this.prepare();
-    this.tokens.reset(1 << 14);
+    // Room for the member's tokens up front (a trace line takes ~5–15), so the buffer seldom grows
+    // mid-member: growing was first met there by optimized code, which V8 then threw away
+    // (sameLayoutLine, ~50 ms of compiling again, in some processes).
+    this.tokens.reset(Math.max(1 << 14, meta.length + TOKENS_PER_LINE * (end - first)));
     this.pos = 0;
     this.crc = CRC_START;
     this.t = 0;
