@@ -1,0 +1,118 @@
+// The writer's encoder alone (src/event-gzip.ts: a flush's gzip member from the event columns):
+// `node bench/event-gzip.bench.mjs [OTHER_PACKAGE_ROOT…]` (no build needed).
+//
+// Each root's src/ is compiled with the esbuild that tsup brings (the encoder is not a public entry
+// point); with other roots given (a `git worktree` of an older commit's packages/core, say), their
+// encoders run in this same process, alternating with this one round by round, so both meet the
+// same moments of a noisy machine: A/B figures come from the per-round ratios, not from separate
+// processes. Two data sets of BENCH_LINES events (default 256 k) in batches of 16,384 (the
+// tracer's flush size): `posix` — 4 KiB reads over 64 files, µs timestamps; `fn` — three dftFn
+// functions, nested. Every encoder's output must gunzip to the same text (checked first).
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+const LINES = Number(process.env.BENCH_LINES ?? 262_144);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const WARM_ROUNDS = 4;
+const CAP = 16_384;
+
+const here = fileURLToPath(new URL('..', import.meta.url));
+const roots = [here, ...process.argv.slice(2).map((p) => resolve(p))];
+const esbuild = createRequire(createRequire(join(here, 'package.json')).resolve('tsup'))('esbuild');
+
+async function load(root) {
+  const dir = mkdtempSync(join(tmpdir(), 'event-gzip-bench-'));
+  try {
+    await esbuild.build({
+      entryPoints: [join(root, 'src/event-gzip.ts'), join(root, 'src/event-buffer.ts'), join(root, 'src/text-sink.ts'), join(root, 'src/line-gzip.test-util.ts')],
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outdir: dir,
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'warning',
+    });
+    const mod = async (name) => import(join(dir, `${name}.mjs`));
+    return { root, ...(await mod('event-gzip')), ...(await mod('event-buffer')), ...(await mod('text-sink')), ...(await mod('line-gzip.test-util')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const mods = [];
+for (const root of roots) mods.push(await load(root));
+// Batches are built once, with this root's buffer and interner; every encoder reads the same ones.
+const { EventBuffer, Interner, TextSink, formatEvents, rng, FH, HH } = mods[0];
+
+function dataset(name) {
+  const it = new Interner(4242);
+  const ctx = { kindFrag: it.kindFrag, keyFrag: it.keyFrag, strFrag: it.strFrag, incMetadata: true, argsHead: `,"ph":"X","args":{"hhash":"${HH}","level":`, onTruncated() {} };
+  const r = rng(name === 'posix' ? 1 : 2);
+  const batches = [];
+  let ts = 1760934170173819;
+  let id = 1;
+  let b = null;
+  if (name === 'posix') {
+    const kind = it.kind('read', 'POSIX');
+    const keys = new Int32Array(['fhash', 'count', 'offset', 'ret'].map((k) => it.key(k)));
+    const perFile = Math.ceil(LINES / 64);
+    for (let i = 0; i < LINES; i++) {
+      if (i % CAP === 0) batches.push((b = new EventBuffer(CAP)));
+      const dur = 2 + Math.floor(r() * r() * 60);
+      ts += dur + 1 + Math.floor(r() * 8);
+      b.times(ts, dur);
+      b.pushValues(kind, id++, 4242, 1, -1, keys, 0, 4, FH[Math.floor(i / perFile)], 4096, (i % perFile) * 4096, 4096, it);
+    }
+  } else {
+    const kinds = ['load', 'step', 'save'].map((n) => it.kind(n, 'app'));
+    for (let i = 0; i < LINES; i++) {
+      if (i % CAP === 0) batches.push((b = new EventBuffer(CAP)));
+      const dur = Math.floor(r() * r() * 200);
+      ts += dur + 1 + Math.floor(r() * 4);
+      b.times(ts, dur);
+      b.pushArgs(kinds[i % 3], id, 4242, 1 + (i % 3 === 1 ? 1 : 0), i % 3 === 1 ? id - 1 : -1, undefined, it);
+      id++;
+    }
+  }
+  return { ctx, batches };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+for (const name of ['posix', 'fn']) {
+  const { ctx, batches } = dataset(name);
+  const encoders = mods.map((m) => new m.EventGzip(ctx, 1));
+  // Correctness first: every encoder's members read back as the text formatEvents writes.
+  const sink = new TextSink(1 << 20);
+  for (const b of batches.slice(0, 2)) {
+    sink.clear();
+    formatEvents(b, ctx, sink);
+    const text = sink.view().toString();
+    for (const [k, e] of encoders.entries()) if (gunzipSync(e.encode('', b)).toString() !== text) throw new Error(`${roots[k]}: output differs from formatEvents`);
+  }
+  const ns = mods.map(() => []);
+  const bytes = mods.map(() => 0);
+  for (let round = 0; round < WARM_ROUNDS + ROUNDS; round++) {
+    const order = mods.map((_, k) => k);
+    if (round & 1) order.reverse();
+    for (const k of order) {
+      let size = 0;
+      const t0 = process.hrtime.bigint();
+      for (const b of batches) size += encoders[k].encode('', b).length;
+      const t = Number(process.hrtime.bigint() - t0) / LINES;
+      if (round >= WARM_ROUNDS) ns[k].push(t);
+      bytes[k] = size / LINES;
+    }
+  }
+  console.log(`${name}: ${LINES} events, ${batches.length} batches, median of ${ROUNDS} rounds`);
+  for (const [k, m] of mods.entries()) {
+    const ratio = k === 0 ? '' : `, ${median(ns[k].map((x, j) => x / ns[0][j])).toFixed(3)}× this one (median of per-round ratios)`;
+    console.log(`  ${k === 0 ? 'this checkout' : m.root}: ${median(ns[k]).toFixed(0)} ns/event, ${bytes[k].toFixed(2)} B/event${ratio}`);
+  }
+}
