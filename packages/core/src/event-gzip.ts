@@ -75,10 +75,10 @@ const FIXED_PAIRS_BARE = 4; // without metadata: id, tid, ts, dur
 /** Args compared with the reference line; later ones are written without a reference. */
 const MAX_ARG_SLOTS = 13;
 /**
- * Kinds with a reference line at a time (a direct-mapped cache on the kind's number, ~6 KiB each):
- * a program with more kinds than this loses some references to collisions, never memory. The
- * cache starts at MIN_STATES and doubles as kinds are interned (a thread with a few kinds, as
- * most worker threads, keeps ~100 KiB, not 1.5 MiB).
+ * Kinds with a reference line at a time (a direct-mapped cache on the kind's number, ~2.4 KiB
+ * each): a program with more kinds than this loses some references to collisions, never memory.
+ * The cache starts at MIN_STATES and doubles as kinds are interned (a thread with a few kinds, as
+ * most worker threads, keeps ~40 KiB, not 600 KiB).
  */
 const STATES = 256;
 const MIN_STATES = 16;
