@@ -284,7 +284,8 @@ export class EventGzip {
       // it has run a while, and the paths of a member's first line had run once, before that, so
       // `line` was compiled without them and deoptimized on the next batch, to be compiled again.
       // The second member runs those paths again with feedback kept: ~20 ms less compiling per
-      // process (`--no-concurrent-recompilation --trace-opt`: 139–142 → 114–122 ms).
+      // process (`--no-concurrent-recompilation --trace-opt`: 139–142 → 114–122 ms). A tracer's
+      // first batch is that short already (tracer.ts FIRST_BATCH); this covers any other feeder.
       this.warmed = true;
       return Buffer.concat([this.member(meta, b, 0, WARM_LINES), this.member('', b, WARM_LINES, b.count)]);
     }
