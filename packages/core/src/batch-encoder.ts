@@ -10,8 +10,8 @@ import { TextSink } from './text-sink.js';
  * writes itself) each hold one.
  *
  * By compression level: 1 (the default) encodes straight from the columns (event-gzip.ts: less
- * CPU than text + zlib -1, and 30–40 % fewer bytes); 2–6 the same with more copy sources (~10 %
- * fewer bytes again, ~25 % more CPU). A batch full of new text (long string args) is formatted
+ * CPU than text + zlib -1, and 30–40 % fewer bytes); 2–6 the same with more copy sources (fewer
+ * bytes only where values recur a few lines back, more CPU: see EventGzip). A batch full of new text (long string args) is formatted
  * instead, for zlib -1 at level 1 and the line-aware text encoder (line-gzip.ts) at 2–6, which
  * find repeats inside strings. 7–9 format the text for zlib at that level.
  */
