@@ -48,36 +48,30 @@ async function load(root) {
 const mods = [];
 for (const root of roots) mods.push(await load(root));
 // Batches are built once, with this root's buffer and interner; every encoder reads the same ones.
-const { EventBuffer, Interner, TextSink, formatEvents, rng, FH, HH } = mods[0];
+const { EventBuffer, Interner, TextSink, formatEvents, posixReads, fnCalls, HH } = mods[0];
 
 function dataset(name) {
   const it = new Interner(4242);
   const ctx = { kindFrag: it.kindFrag, keyFrag: it.keyFrag, strFrag: it.strFrag, incMetadata: true, argsHead: `,"ph":"X","args":{"hhash":"${HH}","level":`, onTruncated() {} };
-  const r = rng(name === 'posix' ? 1 : 2);
   const batches = [];
-  let ts = 1760934170173819;
-  let id = 1;
   let b = null;
+  const next = () => {
+    if (b === null || b.full) batches.push((b = new EventBuffer(CAP)));
+    return b;
+  };
   if (name === 'posix') {
     const kind = it.kind('read', 'POSIX');
     const keys = new Int32Array(['fhash', 'count', 'offset', 'ret'].map((k) => it.key(k)));
-    const perFile = Math.ceil(LINES / 64);
-    for (let i = 0; i < LINES; i++) {
-      if (i % CAP === 0) batches.push((b = new EventBuffer(CAP)));
-      const dur = 2 + Math.floor(r() * r() * 60);
-      ts += dur + 1 + Math.floor(r() * 8);
-      b.times(ts, dur);
-      b.pushValues(kind, id++, 4242, 1, -1, keys, 0, 4, FH[Math.floor(i / perFile)], 4096, (i % perFile) * 4096, 4096, it);
+    for (const e of posixReads(LINES)) {
+      const buf = next();
+      buf.times(e.ts, e.dur);
+      buf.pushValues(kind, e.id, 4242, 1, -1, keys, 0, 4, e.fhash, 4096, e.offset, 4096, it);
     }
   } else {
-    const kinds = ['load', 'step', 'save'].map((n) => it.kind(n, 'app'));
-    for (let i = 0; i < LINES; i++) {
-      if (i % CAP === 0) batches.push((b = new EventBuffer(CAP)));
-      const dur = Math.floor(r() * r() * 200);
-      ts += dur + 1 + Math.floor(r() * 4);
-      b.times(ts, dur);
-      b.pushArgs(kinds[i % 3], id, 4242, 1 + (i % 3 === 1 ? 1 : 0), i % 3 === 1 ? id - 1 : -1, undefined, it);
-      id++;
+    for (const e of fnCalls(LINES)) {
+      const buf = next();
+      buf.times(e.ts, e.dur);
+      buf.pushArgs(it.kind(e.name, 'app'), e.id, 4242, e.level, e.pidx, undefined, it);
     }
   }
   return { ctx, batches };

@@ -34,35 +34,16 @@ await esbuild.build({
   logLevel: "warning",
 });
 const { gzipLines } = await import(join(dir, "line-gzip.mjs"));
-const { FH, HH, rng } = await import(join(dir, "line-gzip.test-util.mjs"));
+const { HH, posixReads, fnCalls } = await import(join(dir, "line-gzip.test-util.mjs"));
 rmSync(dir, { recursive: true, force: true });
 
 function* posix() {
-  const r = rng(1);
-  const perFile = Math.ceil(LINES / 64);
-  let ts = 1760934170173819;
-  for (let i = 0; i < LINES; i++) {
-    const dur = 2 + Math.floor(r() * r() * 60);
-    ts += dur + 1 + Math.floor(r() * 8);
-    yield `{"id":${
-      i + 1
-    },"name":"read","cat":"POSIX","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":1,"p_idx":-1,"fhash":"${
-      FH[Math.floor(i / perFile)]
-    }","count":4096,"offset":${(i % perFile) * 4096},"ret":4096}}\n`;
-  }
+  for (const e of posixReads(LINES))
+    yield `{"id":${e.id},"name":"read","cat":"POSIX","pid":4242,"tid":4242,"ts":${e.ts},"dur":${e.dur},"ph":"X","args":{"hhash":"${HH}","level":1,"p_idx":-1,"fhash":"${e.fhash}","count":4096,"offset":${e.offset},"ret":4096}}\n`;
 }
 function* fn() {
-  const r = rng(2);
-  let ts = 1760934170173819;
-  for (let i = 0; i < LINES; i++) {
-    const dur = Math.floor(r() * r() * 200);
-    ts += dur + 1 + Math.floor(r() * 4);
-    yield `{"id":${i + 1},"name":"${
-      ["load", "step", "save"][i % 3]
-    }","cat":"app","pid":4242,"tid":4242,"ts":${ts},"dur":${dur},"ph":"X","args":{"hhash":"${HH}","level":${
-      1 + (i % 3 === 1)
-    },"p_idx":${i % 3 === 1 ? i - 1 : -1}}}\n`;
-  }
+  for (const e of fnCalls(LINES))
+    yield `{"id":${e.id},"name":"${e.name}","cat":"app","pid":4242,"tid":4242,"ts":${e.ts},"dur":${e.dur},"ph":"X","args":{"hhash":"${HH}","level":${e.level},"p_idx":${e.pidx}}}\n`;
 }
 
 /** Batches of about 1 MiB of text, and their event counts. */
