@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { posixFlood } from './posix-flood.mjs';
 
 const [, , which, outDir] = process.argv;
 const BURST = 100_000;
@@ -122,19 +123,8 @@ const POSIX_EVENTS = 1_000_000;
  */
 function posixEvents(warm, options = {}) {
   init({ disableIo: true, ...options });
-  const t = getTracer();
-  const hashes = Array.from({ length: 64 }, (_, k) => t.hashFile(join(outDir, 'data', `shard-${k}.bin`)));
-  // As the fs plugin records a read: through an event shape (no args object per event).
-  const read = t.shape('read', 'POSIX', ['fhash', 'count', 'offset', 'ret']);
-  let off = 0;
-  const emitAll = () => {
-    for (let i = 0; i < POSIX_EVENTS; i++) {
-      const ts = t.now();
-      const k = (i >> 8) & 63;
-      t.emitShaped(read, ts, 2 + (i & 3), hashes[k], 4096, off, 4096);
-      off = (i & 255) === 255 ? 0 : off + 4096;
-    }
-  };
+  const emit = posixFlood(getTracer(), join(outDir, 'data'));
+  const emitAll = () => emit(POSIX_EVENTS);
   if (warm) {
     emitAll();
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500); // the writer catches up

@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { posixFlood } from './posix-flood.mjs';
 
 const dist = resolve(process.argv[2] ?? fileURLToPath(new URL('../dist', import.meta.url)));
 const MILLIONS = Number(process.env.MILLIONS ?? 3);
@@ -31,19 +32,12 @@ function cpuMs() {
 
 const dir = mkdtempSync(join(tmpdir(), 'dft-thread-cpu-'));
 initializeLog({ enable: true, logFile: join(dir, 'bench'), disableIo: true });
-const t = getTracer();
-const hashes = Array.from({ length: 64 }, (_, k) => t.hashFile(join(dir, 'data', `shard-${k}.bin`)));
-const read = t.shape('read', 'POSIX', ['fhash', 'count', 'offset', 'ret']);
-let off = 0;
+const emit = posixFlood(getTracer(), join(dir, 'data'));
 let prev = cpuMs();
 const rows = [];
 for (let m = 0; m < MILLIONS; m++) {
   const w0 = process.hrtime.bigint();
-  for (let i = 0; i < 1_000_000; i++) {
-    const ts = t.now();
-    t.emitShaped(read, ts, 2 + (i & 3), hashes[(i >> 8) & 63], 4096, off, 4096);
-    off = (i & 255) === 255 ? 0 : off + 4096;
-  }
+  emit(1_000_000);
   const wall = Number(process.hrtime.bigint() - w0) / 1e6;
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); // the writer catches up
   const now = cpuMs();
