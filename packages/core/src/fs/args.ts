@@ -5,7 +5,9 @@
  * current position (read/write, `pos` -1).
  *
  * The parsers write into one shared scratch object instead of returning a new one: they run on
- * every traced read and write, synchronously, and are read back at once.
+ * every traced read and write, synchronously, and are read back at once. A getter of an options
+ * object may itself read on a traced fd, which parses too: each parser writes `io` only after the
+ * last of the caller's getters has run.
  */
 export const io = { count: 0, pos: -1 };
 
@@ -29,8 +31,9 @@ export function parseReadSync(buffer: unknown, ooo: unknown, length: unknown, po
   if (argc <= 3 || typeof ooo === 'object') {
     const o = (ooo ?? EMPTY) as Opts;
     const off = o.offset === undefined ? 0 : Number(o.offset);
-    io.count = (o.length === undefined ? byteLen(buffer) - off : Number(o.length)) | 0;
+    const count = (o.length === undefined ? byteLen(buffer) - off : Number(o.length)) | 0;
     io.pos = position(o.position);
+    io.count = count; // after the last getter, which may itself read (and parse) on a traced fd
   } else {
     io.count = Number(length) | 0;
     io.pos = position(pos);
@@ -56,8 +59,9 @@ export function parseReadCallback(a: ArrayLike<unknown>): void {
       }
     }
     const off = params.offset === undefined ? 0 : Number(params.offset);
-    io.count = (params.length === undefined ? blen - off : Number(params.length)) | 0;
+    const count = (params.length === undefined ? blen - off : Number(params.length)) | 0;
     io.pos = position(params.position);
+    io.count = count; // as in parseReadSync
   } else {
     io.count = Number(a[3]) | 0;
     io.pos = position(a[4]);

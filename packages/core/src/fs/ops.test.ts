@@ -391,6 +391,39 @@ describe('fds', () => {
     ]);
   });
 
+  test('a read made inside another read (an options getter Node runs) is its own event; the outer keeps its args and times', () => {
+    env = setupEnv();
+    const p = join(env.data, 'f');
+    fs.writeFileSync(p, '0123456789');
+    const fd = fs.openSync(p, 'r');
+    env.tr.clear();
+    const inner = Buffer.alloc(2);
+    let innerRead = 0;
+    // Both the wrapper (to learn count and offset) and Node's readSync (inside the call) read it.
+    const options = {
+      get position() {
+        innerRead = fs.readSync(fd, inner, 0, 2, 7);
+        return 0;
+      },
+    };
+    const outer = Buffer.alloc(4);
+    expect(fs.readSync(fd, outer, options)).toBe(4);
+    expect([outer.toString(), inner.toString(), innerRead]).toEqual(['0123', '78', 2]);
+    const reads = env.tr.posix();
+    const H = dftHash(p);
+    const inners = reads.filter((e) => e.args.offset === 7);
+    const outers = reads.filter((e) => e.args.offset !== 7);
+    // One inner read from the wrapper's own look at the options, one from Node's inside the call.
+    expect(inners.map((e) => [e.name, e.args])).toEqual([
+      ['pread', { fhash: H, count: 2, offset: 7, ret: 2 }],
+      ['pread', { fhash: H, count: 2, offset: 7, ret: 2 }],
+    ]);
+    expect(outers.map((e) => [e.name, e.args])).toEqual([['pread', { fhash: H, count: 4, offset: 0, ret: 4 }]]);
+    const [o] = outers;
+    expect(inners.filter((e) => e.ts >= o!.ts && e.ts + e.dur <= o!.ts + o!.dur)).toHaveLength(1);
+    fs.closeSync(fd);
+  });
+
   test('fs.close without a callback is traced', async () => {
     env = setupEnv();
     const fd = fs.openSync(join(env.data, 'f'), 'w');
