@@ -161,10 +161,19 @@ export class FsState {
     return this.tracer.shape(name, CAT, keys);
   }
 
-  /** `emit` for a shape made by `shape`: the arg values in the order of its keys. */
-  emitShaped(shape: EventShape, t0: number, t1: number, v0: ArgValue, v1: ArgValue, v2: ArgValue, v3?: ArgValue): void {
+  /**
+   * A sync data transfer (read, write, …) as an event of shape `atCurrent` (fhash, count, ret) or,
+   * with a file position, `atOffset` (fhash, count, offset, ret), both made by `shape`. The times
+   * are in `clock` ([start, end]) and the bytes asked for and the position (-1: none) in `call`:
+   * the wrappers that call this cannot inline it (V8 spends their inlining budget on Node's own fs
+   * function and its validators), and a double passed to a call not inlined is boxed, 16 bytes each.
+   */
+  emitTransfer(atCurrent: EventShape, atOffset: EventShape, clock: Float64Array, call: Float64Array, fhash: string, ret: number): void {
     try {
-      this.tracer.emitShaped(shape, t0, t1 - t0, v0, v1, v2, v3);
+      const t0 = clock[0]!;
+      const pos = call[1]!;
+      if (pos < 0) this.tracer.emitShaped(atCurrent, t0, clock[1]! - t0, fhash, call[0]!, ret);
+      else this.tracer.emitShaped(atOffset, t0, clock[1]! - t0, fhash, call[0]!, pos, ret);
     } catch (e) {
       this.fail(e);
     }

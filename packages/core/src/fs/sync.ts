@@ -87,25 +87,51 @@ type ParseTransfer = (a1: unknown, a2: unknown, a3: unknown, a4: unknown, argc: 
 function transferSync(st: FsState, orig: AnyFn, name: string, positioned: string, parse: ParseTransfer): AnyFn {
   const atCurrent = st.shape(name, ['fhash', 'count', 'ret']);
   const atOffset = st.shape(positioned, ['fhash', 'count', 'offset', 'ret']);
-  // The times go through a Float64Array and never sit in a local across the call: a double live
-  // into an exception handler (try/finally) or returned by a call V8 does not inline is boxed, 16
-  // bytes each, which on cached 4 KiB reads was a scavenge every ~20 k reads.
+  // The call's times, bytes asked for and file position go through Float64Arrays: a double held in
+  // a local that is live into an exception handler, or passed to or returned by a call V8 does not
+  // inline, is boxed (16 bytes each; see FsState.emitTransfer).
   const clock = new Float64Array(2);
-  const record = (e: FdEntry, count: number, pos: number, ret: number): void => {
+  const call = new Float64Array(2);
+  /** Whether a call is between parsing and recording: one made inside it has its own locals (nested). */
+  let busy = false;
+  const record = (e: FdEntry, ret: number): void => {
     stampUs(clock, 1);
-    if (pos < 0) st.emitShaped(atCurrent, clock[0]!, clock[1]!, e.fhash, count, ret);
-    else st.emitShaped(atOffset, clock[0]!, clock[1]!, e.fhash, count, pos, ret);
+    st.emitTransfer(atCurrent, atOffset, clock, call, e.fhash, ret);
+  };
+  /**
+   * A call made while another is in progress (from an options getter Node runs inside the outer
+   * call): recorded from locals, so the outer call's arrays stay its own.
+   */
+  const nested = (self: unknown, e: FdEntry, argc: number, fd: number, a1: unknown, a2: unknown, a3: unknown, a4: unknown): unknown => {
+    let count: number;
+    let pos: number;
+    try {
+      parse(a1, a2, a3, a4, argc);
+      count = io.count;
+      pos = io.pos;
+    } catch (err) {
+      st.fail(err);
+      return callArity(orig, self, argc, fd, a1, a2, a3, a4);
+    }
+    const t0 = st.now();
+    let ret = -1;
+    try {
+      ret = callArity(orig, self, argc, fd, a1, a2, a3, a4) as number;
+      return ret;
+    } finally {
+      st.emit(pos < 0 ? name : positioned, t0, st.now(), pos < 0 ? { fhash: e.fhash, count, ret } : { fhash: e.fhash, count, offset: pos, ret });
+    }
   };
   return dress(function (this: unknown, fd: number, a1: unknown, a2: unknown, a3: unknown, a4: unknown) {
     st.calls++;
     const e = st.quiet === 0 ? st.fds.get(fd) : undefined;
     if (e === undefined) return orig.apply(this, arguments as never);
-    let count: number;
-    let pos: number;
+    const argc = arguments.length;
+    if (busy) return nested(this, e, argc, fd, a1, a2, a3, a4);
     try {
-      parse(a1, a2, a3, a4, arguments.length);
-      count = io.count;
-      pos = io.pos;
+      parse(a1, a2, a3, a4, argc);
+      call[0] = io.count;
+      call[1] = io.pos;
     } catch (err) {
       st.fail(err);
       return orig.apply(this, arguments as never);
@@ -113,15 +139,32 @@ function transferSync(st: FsState, orig: AnyFn, name: string, positioned: string
     stampUs(clock, 0);
     if (st.gapFd === fd) gapFstat(st, e, clock[0]!);
     let ret: number;
+    busy = true;
     try {
-      ret = orig.apply(this, arguments as never) as number;
+      ret = callArity(orig, this, argc, fd, a1, a2, a3, a4) as number;
     } catch (err) {
-      record(e, count, pos, -1);
+      busy = false;
+      record(e, -1);
       throw err;
     }
-    record(e, count, pos, ret);
+    busy = false;
+    record(e, ret);
     return ret;
   }, orig);
+}
+
+/**
+ * `orig` called with the first `argc` of the wrapper's arguments, as the caller passed them (Node's
+ * fs functions branch on `arguments.length`). Not `orig.apply(this, arguments)`: where V8 inlines
+ * the wrapper into its caller, that builds the arguments object, 32 bytes a call. The wrapped
+ * functions take at most five parameters and ignore any beyond.
+ */
+function callArity(orig: AnyFn, self: unknown, argc: number, fd: number, a1: unknown, a2: unknown, a3: unknown, a4: unknown): unknown {
+  if (argc >= 5) return orig.call(self, fd, a1, a2, a3, a4);
+  if (argc === 4) return orig.call(self, fd, a1, a2, a3);
+  if (argc === 3) return orig.call(self, fd, a1, a2);
+  if (argc === 2) return orig.call(self, fd, a1);
+  return orig.call(self, fd); // only fd: the wrapper found it traced, so there is one
 }
 
 export function readSync(st: FsState, orig: AnyFn): AnyFn {
