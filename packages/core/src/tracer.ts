@@ -317,7 +317,8 @@ export class ThreadTracer implements Tracer {
     stampUs(this.endClock, 0);
     const i = depth - 1;
     const start = this.stackStart[i]!;
-    this.record(kind, this.stackId[i]!, this.stackTid[i]!, start, this.endClock[0]! - start, this.stackLevel[i]!, this.stackParent[i]!, args);
+    this.buf.times(start, this.endClock[0]! - start);
+    this.recordTimed(kind, this.stackId[i]!, this.stackTid[i]!, this.stackLevel[i]!, this.stackParent[i]!, args);
     this.pop(depth, this.stackId[i]!, false);
   }
 
@@ -417,12 +418,20 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- writing
 
   record(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined): void {
+    this.buf.times(ts, dur);
+    this.recordTimed(kind, id, tid, level, pidx, args);
+  }
+
+  /**
+   * `record` for an event whose times the caller has just given the buffer (`buf.times`): the hot
+   * span exit does, as a double passed to a call V8 does not inline is boxed (16 bytes each).
+   */
+  private recordTimed(kind: number, id: number, tid: number, level: number, pidx: number, args: Args | undefined): void {
     if (!this.active) {
       this.dropped++;
       return;
     }
     const b = this.buf;
-    b.times(ts, dur);
     b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
     if (b.full) this.flush();
   }
