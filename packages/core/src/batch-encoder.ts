@@ -11,9 +11,10 @@ import { TextSink } from './text-sink.js';
  *
  * By compression level: 1 (the default) encodes straight from the columns (event-gzip.ts: less
  * CPU than text + zlib -1, and 30–40 % fewer bytes); 2–6 the same with more copy sources (fewer
- * bytes only where values recur a few lines back, more CPU: see EventGzip). A batch full of new text (long string args) is formatted
- * instead, for zlib -1 at level 1 and the line-aware text encoder (line-gzip.ts) at 2–6, which
- * find repeats inside strings. 7–9 format the text for zlib at that level.
+ * bytes only where values recur a few lines back, more CPU: see EventGzip). A batch full of new
+ * text (long string args) is formatted instead, for zlib -1 at level 1 and the line-aware text
+ * encoder (line-gzip.ts) at 2–6, which find repeats inside strings. 7–9 format the text for zlib
+ * at that level.
  */
 export class BatchEncoder {
   private sink: TextSink | null = null;
