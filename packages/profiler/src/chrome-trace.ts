@@ -48,7 +48,7 @@ export function chromeTrace(result: ProfilerResult): { schemaVersion: number; di
       args['Tensors added'] = e.tensorsAdded;
     }
     if (e.stack.length > 0) args['Call stack'] = e.stack.join(';\n');
-    const cat = e.kind === 'gc' ? 'gc' : e.device === DeviceType.GPU ? 'kernel' : 'cpu_op';
+    const cat = e.kind !== 'kernel' ? e.kind : e.device === DeviceType.GPU ? 'kernel' : 'cpu_op';
     ev.push({ name: e.name, ph: 'X', cat, pid, tid: e.kind === 'gc' ? GC_TID : HOST_TID, ts: e.start, dur: e.duration, args });
   }
   return { schemaVersion: 1, displayTimeUnit: 'ms', traceEvents: ev };

@@ -1,6 +1,8 @@
 export { profile, Profiler } from './profiler.js';
 export type { ProfileOptions } from './profiler.js';
 export { schedule, ProfilerAction } from './schedule.js';
+export { recordFunction } from './record-function.js';
+export type { RecordFunction } from './record-function.js';
 export type { ScheduleFn, ScheduleOptions } from './schedule.js';
 export { ProfilerActivity, DeviceType } from './activity.js';
 export type { ProfilerEvent, ProfilerStep } from './events.js';

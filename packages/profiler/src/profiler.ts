@@ -6,6 +6,7 @@ import { HostMonitor } from './host.js';
 import type { KeyAverages, KeyAveragesOptions } from './key-averages.js';
 import { KernelLog, type EngineTotals } from './kernel-log.js';
 import { attachLane, closeUnusedLane, openLane, wantsLane, type ReservedLane } from './lanes.js';
+import { addSink, removeSink, type AnnotationSink } from './record-function.js';
 import { CycleResult, type ProfilerResult } from './result.js';
 import { ProfilerAction, recordAlways, type ScheduleFn } from './schedule.js';
 import { backendDevice, engineOf, resolveTf } from './tf-core.js';
@@ -34,7 +35,8 @@ function flag(options: ProfileOptions, name: keyof ProfileOptions): boolean {
 }
 
 /** The cycle being recorded: from its first active step to the end of its last. */
-interface Recording {
+interface Recording extends AnnotationSink {
+  readonly annotations: { name: string; start: number; end: number }[];
   readonly log: KernelLog;
   readonly host: HostMonitor;
   readonly steps: ProfilerStep[];
@@ -204,28 +206,34 @@ export class Profiler {
   private beginCycle(t: number): void {
     const host = new HostMonitor();
     host.start();
+    const annotations: Recording['annotations'] = [];
     this.recording = {
+      annotations,
+      annotate: (name, start, end) => void annotations.push({ name, start, end }),
       log: new KernelLog({ recordShapes: this.recordShapes, profileMemory: this.profileMemory, withStack: this.withStack }),
       host,
       steps: [],
       start: t,
       lane: wantsLane(this.onTraceReady) ? openLane(t) : null,
     };
+    addSink(this.recording);
   }
 
   private finishCycle(t: number): CycleResult {
     const r = this.recording!;
     this.recording = null;
+    removeSink(r);
     const gc = r.host.stop(r.start, t);
     const events: ProfilerEvent[] = r.log.events(this.names, this.backends);
+    const host = (name: string, kind: 'gc' | 'user_annotation', start: number, duration: number): ProfilerEvent => ({
+      name, kind, device: DeviceType.CPU, backend: 'node', start, duration,
+      step: r.steps.find((s) => start >= s.start && start < s.start + s.duration)?.step ?? this.stepNum,
+      gradEnabled: false, inputShapes: [], inputDtypes: [], bytesAdded: 0, tensorsAdded: 0, totalBytes: 0, totalTensors: 0, stack: [],
+    });
+    // Annotations and GC pauses are host (CPU) activity, as torch files record_function under CPU.
     if (this.cpu) {
-      for (const g of gc) {
-        const step = r.steps.find((s) => g.start >= s.start && g.start < s.start + s.duration)?.step ?? this.stepNum;
-        events.push({
-          name: g.name, kind: 'gc', device: DeviceType.CPU, backend: 'node', start: g.start, duration: g.duration, step, gradEnabled: false,
-          inputShapes: [], inputDtypes: [], bytesAdded: 0, tensorsAdded: 0, totalBytes: 0, totalTensors: 0, stack: [],
-        });
-      }
+      for (const a of r.annotations) events.push(host(a.name, 'user_annotation', a.start, a.end - a.start));
+      for (const g of gc) events.push(host(g.name, 'gc', g.start, g.duration));
     }
     events.sort((a, b) => a.start - b.start || b.duration - a.duration);
     const result = new CycleResult(this.cycles++, this.stepNum, r.start, t, this.profileMemory, this.recordShapes, this.withStack, events, r.steps);

@@ -75,6 +75,7 @@ describe('traceHandler', () => {
     expect(pp()).toHaveLength(recorded.length);
     expect(pp().map((e) => e.name).sort()).toEqual(recorded.map((e) => e.name).sort());
     expect(trace.filter((e) => e.name === 'profiler.cycle')).toHaveLength(1);
+    expect(trace.find((e) => e.name === 'end' && e.cat === 'dftracer')!.args.plugins).toContain('PP');
   });
 
   it('gives every PP event the 5 int and 2 float args as numbers', () => {
