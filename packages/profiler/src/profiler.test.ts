@@ -272,6 +272,10 @@ describe('ways to run it', () => {
     expect(() => profile({ schedule: 3 as never })).toThrow(/schedule must be a function/);
     expect(() => profile({ recordShapes: 'yes' as never })).toThrow(/recordShapes must be a boolean/);
     expect(() => profile({ tf: {} }).start()).toThrow(/tf must be the tfjs module/);
+    // An engine but no kernel registry: refused by the hook, and the profiler stays unstarted.
+    const half = profile({ tf: { engine: tf.engine } });
+    expect(() => half.start()).toThrow(/lacks getKernelsForBackend/);
+    expect(() => half.step()).toThrow(/start\(\) first/);
     expect(() => profile({ tf }).step()).toThrow(/start\(\) first/);
     expect(() => profile({ tf }).keyAverages()).toThrow(/no cycle recorded yet/);
   });

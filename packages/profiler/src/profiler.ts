@@ -101,8 +101,9 @@ export class Profiler {
     this.engine = engineOf(this.tf);
     this.stepNum = 0;
     this.stepStart = nowUs();
-    this.action = this.actionAt(0);
-    this.transit(ProfilerAction.NONE, this.action, this.stepStart);
+    const first = this.actionAt(0);
+    this.transit(ProfilerAction.NONE, first, this.stepStart);
+    this.action = first;
     return this;
   }
 
@@ -184,12 +185,13 @@ export class Profiler {
     if (recordingPrev && (prev === ProfilerAction.RECORD_AND_SAVE || next === null || next === ProfilerAction.NONE || next === ProfilerAction.WARMUP)) {
       ready = this.finishCycle(t);
     }
-    const recordingNow = this.recording !== null;
-    if (!recordingNow && (next === ProfilerAction.RECORD || next === ProfilerAction.RECORD_AND_SAVE)) this.beginCycle(t);
-    // The hook is installed while a cycle warms up or records, and only then.
-    const wantHook = next === ProfilerAction.WARMUP || this.recording !== null;
+    // The hook is installed while a cycle warms up or records, and only then; first, so that a tf
+    // the hook refuses leaves nothing begun.
+    const record = next === ProfilerAction.RECORD || next === ProfilerAction.RECORD_AND_SAVE;
+    const wantHook = record || next === ProfilerAction.WARMUP;
     if (wantHook && this.unsubscribe === null) this.subscribe();
-    else if (!wantHook && this.unsubscribe !== null) this.unsubscribeNow();
+    if (record && this.recording === null) this.beginCycle(t);
+    if (!wantHook && this.unsubscribe !== null) this.unsubscribeNow();
     if (ready !== null) this.handOver(ready);
   }
 
