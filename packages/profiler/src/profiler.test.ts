@@ -176,6 +176,7 @@ describe('what an event holds', () => {
     cnn.trainStep();
     await p.stop();
     expect(p.events().filter((e) => e.kind === 'kernel')).toEqual([]);
+    expect(ProfilerActivity.CUDA).toBe(ProfilerActivity.GPU); // torch's spelling
   });
 
   it('records GC pauses and the event loop of each step', async () => {
