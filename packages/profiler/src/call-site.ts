@@ -1,6 +1,6 @@
-// A kernel is launched ~15–25 frames below the program's code (op wrapper, engine scopes, the
-// kernel hook): capture enough frames to reach it.
-const FRAMES = 48;
+// A kernel runs 10–50 frames below the program's code (op wrapper, engine scopes, layers and the
+// optimizer inside a Keras training step, the kernel hook): capture enough frames to reach it.
+const FRAMES = 64;
 const KEEP = 8;
 // npm (node_modules/@tensorflow/…) and pnpm (.pnpm/@tensorflow+tfjs-core@…) layouts, source-mapped or not.
 const TFJS_FRAME = /[\\/]@tensorflow[\\/+]/;
