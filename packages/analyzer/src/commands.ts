@@ -27,6 +27,18 @@ function intFlag(values: Values, name: string, def: number, min = 0): number {
   return n;
 }
 
+/** A comma-separated list (`--compute-cats io_wait,train`), or undefined when not given. */
+function listFlag(values: Values, name: string): string[] | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const items = String(v)
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  if (items.length === 0) throw new UsageError(`--${name} needs a comma-separated list of categories (got "${String(v)}")`);
+  return items;
+}
+
 function sizeFlag(values: Values, name: string): string | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
@@ -172,27 +184,32 @@ Wall time; time by category and by name (count, total, mean, p50, p99, max); byt
 written and bandwidth per file (names from FH metadata); time in I/O, in compute and in both at
 once, per process and in total; the top files and the longest events.
 
-I/O is cat POSIX/STDIO (and io names under data/checkpoint/other); the tracer's own "dftracer"
-events are neither; everything else is compute. I/O and compute times are unions of intervals
-over all threads of a process; compute is the self time of compute events (outside their
-children), so a span that encloses I/O computes only outside the calls it waits for. Bytes are
-the ret of read/write calls.
+Time is split as dfanalyzer does, extended for our integrations: I/O is cat POSIX/STDIO (and
+io children of ai categories: io, io.*, *.io, *.io.*); compute is cat compute, dynamo or PP,
+or name compute, cpu or *.compute (DLIO's TorchFramework.compute); the tracer's own "dftracer"
+events are neither; everything else (loop waits, pipeline and epoch spans, readers) is "other",
+its own figure: time inside such spans with neither I/O nor compute. I/O and compute times are
+unions of intervals over all threads of a process; compute is the self time of compute events
+(outside their children). Bytes are the ret of read/write calls.
 
 Options:
   --json             print every figure as JSON (all names and files)
   --top N            rows in the files and longest-events tables (default 10)
+  --compute-cats A,B categories counted as compute besides compute, dynamo and PP
 ${ENGINE_HELP}
   -h, --help         this help`,
-  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, 'compute-cats': { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
   async run(values, positionals) {
     const files = resolveInputs(positionals);
     await assertTraces(files);
     const top = intFlag(values, 'top', 10);
+    const computeCats = listFlag(values, 'compute-cats');
     const progress = new Progress('summary', 100, 'percent');
     const checks = gzipChecks(files);
     const { formatSummary, summarize } = await import('./summary.js');
     const s = await summarize(files, {
       top,
+      ...(computeCats ? { computeCats } : {}),
       ...engineFlags(values),
       onProgress: (p) => progress.update(p),
     });
@@ -420,6 +437,7 @@ Options:
   --max-slices N     slices drawn on the timeline (default 100000)
   --bins N           time bins of the over-time chart (default 400)
   --title TEXT       page title
+  --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --force            overwrite FILE if it exists
 ${ENGINE_HELP}
   -h, --help         this help`,
@@ -429,12 +447,14 @@ ${ENGINE_HELP}
     'max-slices': { type: 'string' },
     bins: { type: 'string' },
     title: { type: 'string' },
+    'compute-cats': { type: 'string' },
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
   },
   async run(values, positionals) {
     const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');
+    const computeCats = listFlag(values, 'compute-cats');
     const files = resolveInputs(positionals);
     await assertTraces(files);
     const { writeReport } = await import('./report.js');
@@ -445,6 +465,7 @@ ${ENGINE_HELP}
       maxSlices: intFlag(values, 'max-slices', 100_000),
       bins: intFlag(values, 'bins', 400, 1),
       ...(typeof values.title === 'string' ? { title: values.title } : {}),
+      ...(computeCats ? { computeCats } : {}),
       onProgress: (p) => progress.update(p),
     });
     progress.done();
