@@ -292,7 +292,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ts: 'BIGINT',
     dur: 'BIGINT',
     ph: 'VARCHAR',
-    args: 'STRUCT(fhash VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
     },
     duck.tempDir,
   );
@@ -303,7 +303,8 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
   await duck.run(`CREATE OR REPLACE TABLE ev AS
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
       (${kindSql(opts.computeCats)})::UTINYINT AS kind,
-      args.level AS level, args.p_idx AS p_idx, args.fhash AS fhash,
+      -- the 2023 layout names the file itself (args.fname) where later ones give its hash
+      args.level AS level, args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
         THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
@@ -321,6 +322,7 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
   p_idx: 'BIGINT',
   hhash: 'VARCHAR',
   fhash: 'VARCHAR',
+  fname: 'VARCHAR',
   count: 'BIGINT',
   offset: 'BIGINT',
   ret: 'BIGINT',
@@ -353,7 +355,7 @@ export async function loadEvents(duck: Duck, files: string[], opts: { materializ
     .join(',')}}`;
   await duck.run(`CREATE OR REPLACE TEMP VIEW events AS
     SELECT s.id, s.name, s.cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS te,
-      s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, f.path AS file,
+      s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, coalesce(f.path, s.a.fname) AS file,
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);

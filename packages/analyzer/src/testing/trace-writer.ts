@@ -178,10 +178,14 @@ export class TraceWriter {
   header(opts: { cwd?: string; cmd?: string; exec?: string } = {}): void {
     this.meta('HH', this.hostname, this.hhash);
     this.threadName(this.tid, 'main');
-    this.fileHash(opts.cwd ?? '/work');
-    this.stringHash(opts.cmd ?? 'node;app.js');
-    this.stringHash(opts.exec ?? 'app.js');
+    this.process = { cwd: opts.cwd ?? '/work', cmd: opts.cmd ?? 'node;app.js', exec: opts.exec ?? 'app.js' };
+    this.fileHash(this.process.cwd);
+    this.stringHash(this.process.cmd);
+    this.stringHash(this.process.exec);
   }
+
+  /** What `header()` said about the process (the `start` event's hashes name the same). */
+  private process = { cwd: '/work', cmd: 'node;app.js', exec: 'app.js' };
 
   /** Emit `FH` for `path` once; returns its hash. */
   fileHash(path: string): string {
@@ -295,9 +299,9 @@ export class TraceWriter {
   start(ts: number): void {
     const args: Args = this.metadata
       ? {
-          cmd_hash: this.stringHash('node;app.js'),
-          exec_hash: this.stringHash('app.js'),
-          cwd: this.fileHash('/work'),
+          cmd_hash: this.stringHash(this.process.cmd),
+          exec_hash: this.stringHash(this.process.exec),
+          cwd: this.fileHash(this.process.cwd),
           version: '0.1.0',
           date: 'Mon Oct 20 04:22:50 2025',
           ppid: 1,
