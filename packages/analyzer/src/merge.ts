@@ -77,9 +77,15 @@ interface FileScan {
   gzipError?: string;
 }
 
+/** The first byte of [s, e) after spaces and tabs (indented lines: the 2023 layout, the seed's example). */
+function skipIndent(b: Buffer, s: number, e: number): number {
+  while (s < e && (b[s] === 32 || b[s] === 9)) s++;
+  return s;
+}
+
 /**
- * Streams the lines of a file to `onLine` (without the newline; the buffer is only valid during
- * the call); `afterChunk` runs after each chunk's lines (for backpressure).
+ * Streams the lines of a file to `onLine` (without the newline and any indentation; the buffer is
+ * only valid during the call); `afterChunk` runs after each chunk's lines (for backpressure).
  */
 async function forEachLine(
   file: string,
@@ -99,13 +105,13 @@ async function forEachLine(
     for (;;) {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
-      onLine(buf, pos, nl);
+      onLine(buf, skipIndent(buf, pos, nl), nl);
       pos = nl + 1;
     }
     if (pos < buf.length) carry = Buffer.from(buf.subarray(pos));
     if (afterChunk) await afterChunk();
   }
-  if (carry && carry.length > 0 && !reader.outcome.gzipError) onLine(carry, 0, carry.length);
+  if (carry && carry.length > 0 && !reader.outcome.gzipError) onLine(carry, skipIndent(carry, 0, carry.length), carry.length);
   if (afterChunk) await afterChunk();
   return reader;
 }

@@ -10,6 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mergeTraces } from './merge.js';
+import { writeReport } from './report.js';
 import { summarize } from './summary.js';
 import { tempDir } from './testing/fixtures.js';
 import { TraceWriter } from './testing/trace-writer.js';
@@ -90,6 +92,33 @@ describe('committed upstream-layout fixtures', () => {
     ]);
     const s2024 = JSON.parse(cli('summary', '--json', join(FIXTURES, '2024-integer-hashes.pfw.gz')).out) as { files: { file: string; bytes_written: number }[] };
     expect(s2024.files[0]).toMatchObject({ file: '/p/lustre/cm1/cm1out_000001.nc', bytes_written: 1572864 });
+  });
+
+  it('merge keeps every record of every layout, ids unique, and the result validates', async () => {
+    const out = join(dir, 'merged.pfw.gz');
+    const r = await mergeTraces(fixtures.map((f) => f.file), out);
+    expect(r.events).toBe(fixtures.reduce((a, f) => a + f.events, 0));
+    const v = (await validateFiles([out], { threads: 0 })).files[0]!;
+    expect(v.problems, JSON.stringify(v.problems)).toEqual([]);
+    expect(v.events).toBe(r.events);
+    expect(text(out).endsWith('\n]\n')).toBe(true);
+  });
+
+  it('report: a track label names the process once; upstream’s swapped thread_name is no name', async () => {
+    const path = join(dir, 'ours.pfw');
+    const w = new TraceWriter({ path, pid: 8234 });
+    w.header();
+    w.processName('app.mjs (8234)');
+    w.start(1_760_934_169_561_452);
+    w.complete('step', 'compute', 1_760_934_169_561_500, 10);
+    w.end(1_760_934_169_561_600);
+    w.close();
+    const html = join(dir, 'labels.html');
+    await writeReport([path, join(FIXTURES, SEED_FIXTURE.file)], html, { threads: 1 });
+    const labels = [...readFileSync(html, 'utf8').matchAll(/"label":"([^"]*)"/g)].map((m) => m[1]);
+    expect(labels).toContain('app.mjs (8234) · main');
+    expect(labels).toContain('pid 3200613 · main');
+    expect(labels.join()).not.toMatch(/\(8234\) \(8234\)/);
   });
 
   it('the seed example: dynamo kernels are compute; the process and its files resolve', async () => {

@@ -301,7 +301,7 @@ export class SemanticChecker {
       // upstream counts every record before `end` (metadata included); dftracer.js before 0.2
       // counted complete events only: both are accepted
       if (n >= 0 && n !== records) {
-        if (n === have) this.note('num-events-complete', lineNo, 'end.num_events counts complete events only, not metadata records (dftracer.js before 0.2)');
+        if (n === have) this.note('num-events-complete', lineNo, 'end.num_events counts complete events only, not metadata records (DFTracer late 2025; dftracer.js before this layout)');
         else
           this.problem('num-events', lineNo, () => `end.num_events is ${n} but ${records} records (${have} complete events, ${proc.meta} metadata) precede it${this.procs.size > 1 ? ` for pid ${pid}` : ''}`);
       }
