@@ -36,10 +36,10 @@ import {
   TAG_STR,
   TAG_TRUE,
   formatLine,
-  jsonString,
   type EventColumns,
   type FormatContext,
 } from './event-buffer.js';
+import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from './line-format.js';
 import { POW10, differingDigits, numberDigits } from './number-digits.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */
@@ -165,18 +165,18 @@ export class EventGzip {
   private readonly kindFrags: Frag[] = [];
   private readonly keyFrags: Frag[] = [];
   private readonly strFrags: Frag[] = [];
-  private readonly fId = new Frag('{"id":');
-  private readonly fTs = new Frag(',"ts":');
-  private readonly fDur = new Frag(',"dur":');
+  private readonly fId = new Frag(ID_HEAD);
+  private readonly fTs = new Frag(TS_HEAD);
+  private readonly fDur = new Frag(DUR_HEAD);
   private readonly fArgsHead: Frag;
-  private readonly fPidx = new Frag(',"p_idx":');
+  private readonly fPidx = new Frag(PIDX_HEAD);
   /** The fragment before each fixed field's value. */
   private readonly fixedFrags: readonly Frag[];
-  private readonly fTail = new Frag('}}\n');
-  private readonly fTailBare = new Frag(',"ph":"X"}\n');
-  private readonly fTrue = new Frag('true');
-  private readonly fFalse = new Frag('false');
-  private readonly fNull = new Frag('null');
+  private readonly fTail = new Frag(ARGS_TAIL);
+  private readonly fTailBare = new Frag(BARE_TAIL);
+  private readonly fTrue = new Frag(TRUE_TEXT);
+  private readonly fFalse = new Frag(FALSE_TEXT);
+  private readonly fNull = new Frag(NULL_TEXT);
 
   // Per state (a kind's, see STATES): the kind it holds, where its last line began in this batch
   // (-1: none yet) and how many args that line had. All per-state arrays are made by allocStates.

@@ -6,7 +6,7 @@ import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from './clock.js';
 import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { jsonString } from './event-buffer.js';
+import { jsonString } from './line-format.js';
 import { dftHash } from './hash.js';
 import { guardCloses } from './fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';

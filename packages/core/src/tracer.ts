@@ -6,6 +6,7 @@ import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
 import { BatchEncoder } from './batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
+import { argsHead } from './line-format.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from './writer-thread.js';
@@ -123,7 +124,7 @@ export class ThreadTracer implements Tracer {
       keyFrag: this.interner.keyFrag,
       strFrag: this.interner.strFrag,
       incMetadata: config.incMetadata,
-      argsHead: `,"ph":"X","args":{"hhash":"${this.hostHash}","level":`,
+      argsHead: argsHead(this.hostHash),
       onTruncated: (n) => {
         this.truncated += n;
         this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
