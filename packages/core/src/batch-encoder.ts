@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
+import type { EventColumns } from './columns.js';
+import { formatEvents, type FormatContext } from './event-buffer.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
 import { gzipLines } from './line-gzip.js';
 import { TextSink } from './text-sink.js';

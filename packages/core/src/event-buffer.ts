@@ -1,3 +1,4 @@
+import { ARG_COLUMN_NAMES, allocColumns, assignColumns, type ColumnArrays, type EventColumns } from './columns.js';
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString, keyFragment, kindFragment, numberText } from './line-format.js';
 import type { TextSink } from './text-sink.js';
 import { grown } from './typed-arrays.js';
@@ -131,60 +132,22 @@ function cutName(s: string): string {
   return s.length > MAX_NAME ? cut(s, MAX_NAME) : s;
 }
 
-/** The columns a flush hands over: an EventBuffer, or its arrays after a transfer to the writer thread. */
-export interface EventColumns {
-  readonly count: number;
-  readonly kind: Int32Array;
-  readonly id: Float64Array;
-  readonly tid: Float64Array;
-  readonly ts: Float64Array;
-  readonly dur: Float64Array;
-  readonly level: Int32Array;
-  readonly pidx: Float64Array;
-  readonly argEnd: Int32Array;
-  readonly argKey: Int32Array;
-  readonly argTag: Uint8Array;
-  readonly argNum: Float64Array;
-  /** String values (TAG_STR, TAG_RAW), dense: such an arg's argNum is its index here. */
-  readonly argObj: readonly string[];
-}
+/** The columns (columns.ts) are fields of the buffer itself: the record path stores into them directly. */
+export interface EventBuffer extends ColumnArrays {}
 
 export class EventBuffer implements EventColumns {
   readonly capacity: number;
   count = 0;
-  readonly kind: Int32Array;
-  readonly id: Float64Array;
-  readonly tid: Float64Array;
-  readonly ts: Float64Array;
-  readonly dur: Float64Array;
-  readonly level: Int32Array;
-  readonly pidx: Float64Array;
-  readonly argEnd: Int32Array;
-
   argCap: number;
   argCount = 0;
-  argKey: Int32Array;
-  argTag: Uint8Array;
-  argNum: Float64Array;
-  argObj: string[];
+  argObj: string[] = [];
 
   /** `reuse`: arrays of an earlier buffer of the same capacity, handed back by the writer thread. */
-  constructor(capacity: number, reuse?: Omit<EventColumns, 'count' | 'argObj'>) {
+  constructor(capacity: number, reuse?: ColumnArrays) {
     this.capacity = capacity;
     const r = reuse !== undefined && reuse.kind.length === capacity ? reuse : undefined;
-    this.kind = r?.kind ?? new Int32Array(capacity);
-    this.id = r?.id ?? new Float64Array(capacity);
-    this.tid = r?.tid ?? new Float64Array(capacity);
-    this.ts = r?.ts ?? new Float64Array(capacity);
-    this.dur = r?.dur ?? new Float64Array(capacity);
-    this.level = r?.level ?? new Int32Array(capacity);
-    this.pidx = r?.pidx ?? new Float64Array(capacity);
-    this.argEnd = r?.argEnd ?? new Int32Array(capacity);
     this.argCap = r?.argKey.length ?? Math.max(16, capacity * 4);
-    this.argKey = r?.argKey ?? new Int32Array(this.argCap);
-    this.argTag = r?.argTag ?? new Uint8Array(this.argCap);
-    this.argNum = r?.argNum ?? new Float64Array(this.argCap);
-    this.argObj = [];
+    assignColumns(this, r ?? allocColumns(capacity, this.argCap));
   }
 
   get full(): boolean {
@@ -319,9 +282,8 @@ export class EventBuffer implements EventColumns {
 
   private growArgs(): void {
     const cap = this.argCap * 2;
-    this.argKey = grown(this.argKey, cap);
-    this.argTag = grown(this.argTag, cap);
-    this.argNum = grown(this.argNum, cap);
+    const cols = this as Record<(typeof ARG_COLUMN_NAMES)[number], Int32Array | Uint8Array | Float64Array>;
+    for (const name of ARG_COLUMN_NAMES) cols[name] = grown(cols[name], cap);
     this.argCap = cap;
   }
 

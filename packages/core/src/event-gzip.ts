@@ -36,9 +36,9 @@ import {
   TAG_STR,
   TAG_TRUE,
   formatLine,
-  type EventColumns,
   type FormatContext,
 } from './event-buffer.js';
+import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from './columns.js';
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from './line-format.js';
 import { POW10, differingDigits, numberDigits } from './number-digits.js';
 
@@ -126,34 +126,18 @@ const NO_STRINGS: readonly string[] = [];
  * would otherwise see the shapes of both EventBuffer and the writer thread's batch object (and of
  * their arrays' element kinds) and deoptimize as each appears.
  */
+interface Columns extends ColumnArrays {}
 class Columns implements EventColumns {
   count = 0;
-  kind: Int32Array = new Int32Array(0);
-  id: Float64Array = new Float64Array(0);
-  tid: Float64Array = new Float64Array(0);
-  ts: Float64Array = new Float64Array(0);
-  dur: Float64Array = new Float64Array(0);
-  level: Int32Array = new Int32Array(0);
-  pidx: Float64Array = new Float64Array(0);
-  argEnd: Int32Array = new Int32Array(0);
-  argKey: Int32Array = new Int32Array(0);
-  argTag: Uint8Array = new Uint8Array(0);
-  argNum: Float64Array = new Float64Array(0);
-  argObj: readonly string[] = [];
+  argObj: readonly string[] = NO_STRINGS;
+
+  constructor() {
+    assignColumns(this, allocColumns(0, 0));
+  }
 
   of(b: EventColumns): this {
     this.count = b.count;
-    this.kind = b.kind;
-    this.id = b.id;
-    this.tid = b.tid;
-    this.ts = b.ts;
-    this.dur = b.dur;
-    this.level = b.level;
-    this.pidx = b.pidx;
-    this.argEnd = b.argEnd;
-    this.argKey = b.argKey;
-    this.argTag = b.argTag;
-    this.argNum = b.argNum;
+    assignColumns(this, b);
     this.argObj = b.argObj;
     return this;
   }

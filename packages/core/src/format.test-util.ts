@@ -1,5 +1,6 @@
 /** Formatting fixtures shared by the tests of the formatter and of the encoders that must reproduce it. */
-import { EventBuffer, Interner, formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
+import type { EventColumns } from './columns.js';
+import { EventBuffer, Interner, formatEvents, type FormatContext } from './event-buffer.js';
 import { FH, HH } from './line-gzip.test-util.js';
 import { argsHead } from './line-format.js';
 import { TextSink } from './text-sink.js';

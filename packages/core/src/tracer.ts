@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
+import { pickColumns } from './columns.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
@@ -518,8 +519,7 @@ export class ThreadTracer implements Tracer {
           newStrs: strs.slice(this.sentStrs),
           count: n,
           argCount: buf.argCount,
-          // Only the arrays: cloning the buffer object would copy its whole args array.
-          columns: { kind: buf.kind, id: buf.id, tid: buf.tid, ts: buf.ts, dur: buf.dur, level: buf.level, pidx: buf.pidx, argEnd: buf.argEnd, argKey: buf.argKey, argTag: buf.argTag, argNum: buf.argNum },
+          columns: pickColumns(buf),
           // Dense (only string values): a holey array as long as the args cost ~140 ns per event to clone.
           argObj: buf.argObj,
         });

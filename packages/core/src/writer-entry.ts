@@ -2,9 +2,10 @@
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BatchEncoder } from './batch-encoder.js';
-import type { EventColumns, FormatContext } from './event-buffer.js';
+import { columnBuffers, type EventColumns } from './columns.js';
+import type { FormatContext } from './event-buffer.js';
 import { TraceFile } from './trace-file.js';
-import { columnBuffers, detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
+import { detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
 detachEarly();
 const init = workerData as WriterInit;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { EventBuffer } from './event-buffer.js';
+import { columnBuffers, type ColumnArrays } from './columns.js';
 import type { SharedFile } from './trace-file.js';
 
 /**
@@ -34,14 +34,8 @@ export interface WriterBatch {
   readonly newStrs: readonly string[];
   readonly count: number;
   readonly argCount: number;
-  readonly columns: Columns;
+  readonly columns: ColumnArrays;
   readonly argObj: readonly string[];
-}
-
-export type Columns = Pick<EventBuffer, 'kind' | 'id' | 'tid' | 'ts' | 'dur' | 'level' | 'pidx' | 'argEnd' | 'argKey' | 'argTag' | 'argNum'>;
-
-export function columnBuffers(c: Columns): ArrayBuffer[] {
-  return [c.kind.buffer, c.id.buffer, c.tid.buffer, c.ts.buffer, c.dur.buffer, c.level.buffer, c.pidx.buffer, c.argEnd.buffer, c.argKey.buffer, c.argTag.buffer, c.argNum.buffer] as ArrayBuffer[];
 }
 
 /**
@@ -135,8 +129,8 @@ export class WriterThread {
   }
 
   /** Arrays the writer has finished with, ready for the next buffer (never blocks). */
-  reuse(): Columns | undefined {
-    return receiveMessageOnPort(this.recycled)?.message as Columns | undefined;
+  reuse(): ColumnArrays | undefined {
+    return receiveMessageOnPort(this.recycled)?.message as ColumnArrays | undefined;
   }
 
   /** Blocks until every handed-over batch is written; false if the writer stalled or died. */
