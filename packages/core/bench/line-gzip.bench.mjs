@@ -1,6 +1,6 @@
 // Compression cost and size on trace text: `node bench/line-gzip.bench.mjs` (no build needed).
 //
-// zlib level 1, zlib level 6 and gzipLines (src/line-gzip.ts, compiled here with the esbuild that
+// zlib level 1, zlib level 6 and gzipLines (src/gzip/line-gzip.ts, compiled here with the esbuild that
 // tsup brings, since the encoder is not part of the public entry points) on batches of ~1 MiB of
 // text, as the writer thread compresses them. Two data sets of BENCH_LINES lines (default 1 M):
 // - posix: `read` events, 64 files read one after another in 4 KiB steps, µs timestamps;
@@ -24,7 +24,7 @@ const esbuild = createRequire(
 )("esbuild");
 const dir = mkdtempSync(join(tmpdir(), "line-gzip-bench-"));
 await esbuild.build({
-  entryPoints: [join(root, "src/line-gzip.ts"), join(root, "src/line-gzip.test-util.ts")],
+  entryPoints: [join(root, "src/gzip/line-gzip.ts"), join(root, "src/line-gzip.test-util.ts")],
   bundle: true,
   platform: "node",
   format: "esm",

@@ -147,7 +147,7 @@ export class TraceFile {
   }
 
   /**
-   * Appends one flush's bytes (a gzip member, or plain lines: batch-encoder.ts) and adds `events`
+   * Appends one flush's bytes (a gzip member, or plain lines: gzip/batch-encoder.ts) and adds `events`
    * to the shared count in the same critical section (so `end.num_events` is exact); returns false
    * if the file is closed or has failed.
    */

@@ -5,7 +5,7 @@ import { pickColumns } from './columns.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
-import { BatchEncoder } from './batch-encoder.js';
+import { BatchEncoder } from './gzip/batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from './line-format.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';

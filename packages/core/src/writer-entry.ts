@@ -1,7 +1,7 @@
 /** The writer thread: formats, compresses and appends the batches the main thread hands over. */
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { BatchEncoder } from './batch-encoder.js';
+import { BatchEncoder } from './gzip/batch-encoder.js';
 import { columnBuffers, type EventColumns } from './columns.js';
 import type { FormatContext } from './event-buffer.js';
 import { TraceFile } from './trace-file.js';

@@ -61,7 +61,7 @@ function entryPath(): string | null {
  * typed-array code on the assumption that none ever will be; the first handover of columns (a
  * transfer detaches them) then throws all that optimized code away and it is compiled again. In
  * the writer thread that was most of the encoder, just compiled on the first batch (`--trace-deopt`:
- * "code dependencies"; with the other warm-up fixes in deflate-block.ts and event-gzip.ts, V8's
+ * "code dependencies"; with the other warm-up fixes in gzip/deflate-block.ts and gzip/event-gzip.ts, V8's
  * compiler threads spend ~80 ms less CPU per process). Each side calls this before its hot code
  * runs, so the first handover finds nothing to invalidate.
  */

@@ -37,9 +37,9 @@ import {
   TAG_TRUE,
   formatLine,
   type FormatContext,
-} from './event-buffer.js';
-import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from './columns.js';
-import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from './line-format.js';
+} from '../event-buffer.js';
+import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from '../columns.js';
+import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from '../line-format.js';
 import { POW10, differingDigits, numberDigits } from './number-digits.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */

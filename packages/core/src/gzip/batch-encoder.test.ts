@@ -1,10 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { BatchEncoder } from './batch-encoder.js';
-import { EventBuffer, Interner, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, type FormatContext } from '../event-buffer.js';
 import { EventGzip } from './event-gzip.js';
-import { formatContext, formattedText, pushPosixReads } from './format.test-util.js';
-import { FH } from './line-gzip.test-util.js';
+import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
+import { FH } from '../line-gzip.test-util.js';
 
 function setup() {
   const interner = new Interner(4242);

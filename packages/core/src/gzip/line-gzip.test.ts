@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync, inflateRawSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { gzipLines } from "./line-gzip.js";
-import { FH, HH, rng } from "./line-gzip.test-util.js";
+import { FH, HH, rng } from "../line-gzip.test-util.js";
 
 /** POSIX read lines as the tracer formats them: sequential 4 KiB offsets, µs timestamps. */
 function posixLines(n: number, seed = 1, firstId = 1): string {

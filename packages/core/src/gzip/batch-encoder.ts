@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import type { EventColumns } from './columns.js';
-import { formatEvents, type FormatContext } from './event-buffer.js';
+import type { EventColumns } from '../columns.js';
+import { formatEvents, type FormatContext } from '../event-buffer.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
 import { gzipLines } from './line-gzip.js';
-import { TextSink } from './text-sink.js';
+import { TextSink } from '../text-sink.js';
 
 /**
  * Turns one flush (its metadata lines and events) into the bytes the trace file appends: one gzip
