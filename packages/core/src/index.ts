@@ -7,4 +7,4 @@ export { resolveConfig, ConfigError } from './config.js';
 export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './config.js';
 export { dftHash } from './hash.js';
-export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
+export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';

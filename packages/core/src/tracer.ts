@@ -5,7 +5,7 @@ import { pickColumns } from './columns.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
-import { BatchEncoder } from './gzip/batch-encoder.js';
+import { BatchEncoder } from './gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from './line-format.js';
 import { ID_SLOT, type TraceFile } from './trace-file.js';
@@ -459,7 +459,7 @@ export class ThreadTracer implements Tracer {
   startWriter(): void {
     if (this.writer !== null) return;
     try {
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead);
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel]);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }
@@ -543,7 +543,7 @@ export class ThreadTracer implements Tracer {
         return;
       }
     }
-    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.compression, this.file.shared.level));
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m)));
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);

@@ -25,6 +25,8 @@ export interface WriterInit {
   readonly progress: SharedArrayBuffer;
   readonly incMetadata: boolean;
   readonly argsHead: string;
+  /** Whether DFTRACER_LOG_LEVEL lets warnings through. */
+  readonly warn: boolean;
 }
 
 export interface WriterBatch {
@@ -95,12 +97,12 @@ export class WriterThread {
   }
 
   /** Starts a writer thread, or returns null when the writer entry is unavailable (run from source). */
-  static start(shared: SharedFile, incMetadata: boolean, argsHead: string): WriterThread | null {
+  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
     if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
-    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead });
+    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
   }
 
   get failed(): boolean {
