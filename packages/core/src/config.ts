@@ -74,7 +74,8 @@ function checkLevel(source: string, v: string): LogLevel {
 function checkEncoder(source: string, v: unknown): GzipEncoder {
   const s = typeof v === 'string' ? v.trim().toLowerCase() : v;
   if ((ENCODERS as readonly unknown[]).includes(s)) return s as GzipEncoder;
-  throw new ConfigError(`${source}=${typeof v === 'string' ? JSON.stringify(v) : String(v)} is not valid; accepted values: ${ENCODERS.join(', ')}`);
+  const shown = source.startsWith('option ') ? String(v) : JSON.stringify(v); // as the other checks show them
+  throw new ConfigError(`${source}=${shown} is not valid; accepted values: ${ENCODERS.join(', ')}`);
 }
 
 /** Splits DFTRACER_DATA_DIR into absolute prefixes; `all` (or nothing) traces every path. */
