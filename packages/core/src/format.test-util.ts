@@ -1,7 +1,7 @@
 /** Formatting fixtures shared by the tests of the formatter and of the encoders that must reproduce it. */
 import type { EventColumns } from './columns.js';
 import { EventBuffer, Interner, formatEvents, type FormatContext } from './event-buffer.js';
-import { FH, HH } from './line-gzip.test-util.js';
+import { FH, HH } from './fixtures.test-util.js';
 import { argsHead } from './line-format.js';
 import { TextSink } from './text-sink.js';
 

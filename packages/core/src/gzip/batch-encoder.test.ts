@@ -5,7 +5,7 @@ import { BatchEncoder, type Encoding } from './batch-encoder.js';
 import { EventBuffer, Interner, type FormatContext } from '../event-buffer.js';
 import { EventGzip } from './event-gzip.js';
 import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
-import { FH, rng } from '../line-gzip.test-util.js';
+import { FH, rng } from '../fixtures.test-util.js';
 import { EncoderStats } from './encoder-stats.js';
 
 const encoding = (level: number, gzipEncoder: GzipEncoder = 'auto'): Encoding => ({ compression: true, level, gzipEncoder });

@@ -5,7 +5,6 @@ import { TextSink } from '../text-sink.js';
 import type { GzipEncoder } from '../types.js';
 import { EncoderStats } from './encoder-stats.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
-import { gzipLines } from './line-gzip.js';
 import { SizeGuard } from './size-guard.js';
 
 /** How a file's batches are written (DFTRACER_TRACE_COMPRESSION, _COMPRESSION_LEVEL, _GZIP_ENCODER). */
@@ -109,8 +108,7 @@ export class BatchEncoder {
   private zlib(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {
     const text = this.text(meta, cols, ctx);
     if (text.length === 0) return text;
-    const level = this.encoding.level;
-    return this.custom && level >= 2 && level <= 6 ? gzipLines(text, level) : gzipSync(text, { level });
+    return gzipSync(text, { level: this.encoding.level });
   }
 
   private text(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {

@@ -1,8 +1,7 @@
 /**
- * The back end of our DEFLATE encoders (RFC 1951 in an RFC 1952 gzip member): a batch's LZ77
+ * The back end of the hand-written encoder (RFC 1951 in an RFC 1952 gzip member): a batch's LZ77
  * tokens, counted as they are added, written as one dynamic-Huffman block with codes built from the
- * counts. The encoders differ only in how they find matches: `line-gzip.ts` in trace text,
- * `event-gzip.ts` in the events' columns, without the text.
+ * counts. How the matches are found is event-gzip.ts's business.
  */
 import { BitWriter } from './bit-writer.js';
 import { canonicalCodes, codeLengths } from './huffman.js';

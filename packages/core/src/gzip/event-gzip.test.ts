@@ -5,7 +5,7 @@ import { EventBuffer, Interner, MAX_EVENT_BYTES, type FormatContext } from '../e
 import { EventGzip } from './event-gzip.js';
 import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
 import { GENERATOR, type FuzzGenerator } from '../fuzz-generator.test-util.js';
-import { FH, rng } from '../line-gzip.test-util.js';
+import { FH, rng } from '../fixtures.test-util.js';
 import { tempDir, writeModule } from '../trace-reader.test-util.js';
 import type { ArgValue } from '../types.js';
 
