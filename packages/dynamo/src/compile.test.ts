@@ -20,9 +20,9 @@ afterAll(() => {
 
 /** The seed's SimpleModel written with tfjs ops, its forward compiled by the decorator. */
 class SimpleModule {
-  readonly conv = tf.variable(tf.randomNormal([3, 3, 3, 16], 0, 0.1, 'float32', 7), true, 'simple_conv_w');
+  readonly conv = tf.variable(tf.randomNormal([3, 3, 3, 16], 0, 0.1, 'float32', 7) as tf.Tensor4D, true, 'simple_conv_w');
   readonly convB = tf.variable(tf.zeros([16]), true, 'simple_conv_b');
-  readonly fc = tf.variable(tf.randomNormal([16 * 15 * 15, 10], 0, 0.01, 'float32', 8), true, 'simple_fc_w');
+  readonly fc = tf.variable(tf.randomNormal([16 * 15 * 15, 10], 0, 0.01, 'float32', 8) as tf.Tensor2D, true, 'simple_fc_w');
   readonly fcB = tf.variable(tf.zeros([10]), true, 'simple_fc_b');
 
   @dynamo.compile

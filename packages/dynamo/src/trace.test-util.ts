@@ -15,18 +15,24 @@ export interface TraceEvent {
 }
 
 /** Starts the process's tracer on a fresh file; returns a function that finalizes and reads it. */
-export function startTrace(stem = 'dynamo'): () => TraceEvent[] {
+export function startTrace(stem = 'dynamo'): (() => TraceEvent[]) & { readonly file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'dft-dynamo-'));
   const log = initializeLog({ enable: true, logFile: join(dir, stem), dataDir: join(dir, 'none'), compression: false });
   const file = log.file!;
-  return () => {
+  const stop = () => {
     finalize();
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as TraceEvent)
-      .filter((e) => e.ph === 'X');
+    return readEvents(file);
   };
+  return Object.assign(stop, { file });
+}
+
+/** The complete (`X`) events of an uncompressed trace file. */
+export function readEvents(file: string): TraceEvent[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as TraceEvent)
+    .filter((e) => e.ph === 'X');
 }
 
 /** The events between two ids (exclusive), e.g. those written during one step of a test. */
