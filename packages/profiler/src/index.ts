@@ -11,3 +11,5 @@ export { KeyAverages } from './key-averages.js';
 export type { FunctionEventAvg, KeyAveragesOptions, SortKey, TableOptions } from './key-averages.js';
 export { traceHandler, PP_CAT } from './trace-handler.js';
 export { tensorboardTraceHandler, chromeTrace } from './chrome-trace.js';
+export { collapsedStacks } from './stacks.js';
+export type { StackMetric } from './stacks.js';

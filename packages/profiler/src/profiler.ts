@@ -9,6 +9,7 @@ import { attachLane, closeUnusedLane, openLane, wantsLane, type ReservedLane } f
 import { addSink, removeSink, type AnnotationSink } from './record-function.js';
 import { CycleResult, type ProfilerResult } from './result.js';
 import { ProfilerAction, recordAlways, type ScheduleFn } from './schedule.js';
+import type { StackMetric } from './stacks.js';
 import { backendDevice, engineOf, resolveTf } from './tf-core.js';
 
 export interface ProfileOptions {
@@ -156,6 +157,10 @@ export class Profiler {
 
   exportChromeTrace(path: string): void {
     this.requireResult('exportChromeTrace').exportChromeTrace(path);
+  }
+
+  exportStacks(path: string, metric?: StackMetric): void {
+    this.requireResult('exportStacks').exportStacks(path, metric);
   }
 
   private requireResult(what: string): CycleResult {
