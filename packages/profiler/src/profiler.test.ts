@@ -192,8 +192,9 @@ describe('what an event holds', () => {
     expect(pauses.map((e) => e.name)).toContain('gc.major');
     const steps = p.result!.steps();
     for (const g of pauses) expect(g.start).toBeGreaterThanOrEqual(steps[0]!.start);
-    expect(steps[0]!.eventLoopUtilization).toBeGreaterThanOrEqual(0);
-    expect(steps[0]!.eventLoopUtilization, JSON.stringify(pauses)).toBeLessThan(0.9); // mostly waiting on the timer
+    // Partly busy (the collection), partly idle (the timer): strictly between 0 and 1.
+    expect(steps[0]!.eventLoopUtilization).toBeGreaterThan(0);
+    expect(steps[0]!.eventLoopUtilization).toBeLessThan(1);
     expect(steps[0]!.eventLoopDelayMaxUs).toBeGreaterThanOrEqual(0);
   });
 });
