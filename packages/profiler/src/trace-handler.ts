@@ -12,7 +12,7 @@ const STEP_CAT = 'profiler';
 let warned = false;
 const announced = new WeakSet<Tracer>();
 
-/** Lists `PP` among the trace's plugins (the `end` event's `plugins` arg), as pydftracer's files do. */
+/** Lists `PP` among the trace's plugins (the `end` event's `plugins` arg): the file says what wrote into it. */
 function announce(tracer: Tracer): void {
   if (announced.has(tracer)) return;
   announced.add(tracer);
