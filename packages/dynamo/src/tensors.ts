@@ -129,13 +129,15 @@ export function flattenTensors(v: unknown, path: string, out: { path: string; te
  * (a new batch size or a different flag is a new graph). Kept short: only what changes a graph.
  */
 export function inputSignature(args: readonly unknown[]): string {
+  // The common call, one tensor: the cached string itself, so the guard lookup hashes nothing new.
+  if (args.length === 1 && isTensor(args[0])) return cache.text(args as readonly TensorInfoLike[]);
   let s = '';
   for (let i = 0; i < args.length; i++) s += (i === 0 ? '' : '|') + valueSignature(args[i], 0);
   return s;
 }
 
 function valueSignature(v: unknown, depth: number): string {
-  if (isTensor(v)) return typeText(v);
+  if (isTensor(v)) return cache.text([v]);
   if (v === null || v === undefined) return String(v);
   const t = typeof v;
   if (t === 'number' || t === 'boolean' || t === 'bigint') return String(v);
