@@ -101,7 +101,10 @@ for (const [name, c] of Object.entries(cases)) {
   const ratio = (k) => median(t[k].map((v, i) => v / t.plain[i]));
   out[name] = { iters: c.iters, plainMs: median(t.plain), dynamo: ratio('dynamo'), hooked: ratio('hooked'), profile: ratio('profile') };
 }
-out.kernelsPerForward = backend.graphs.find((g) => g.fn.endsWith('.predict'))?.select('call_function').length ?? 0;
+const fwdGraph = backend.graphs.find((g) => g.fn.endsWith('.predict'));
+out.kernelsPerForward = fwdGraph?.select('call_function').length ?? 0;
+// Events of one traced forward pass: its kernels, its layers and the call itself.
+out.eventsPerForward = out.kernelsPerForward + (fwdGraph?.select('call_module').length ?? 0) + 1;
 out.kernelsPerTrainForward = backend.graphs.find((g) => g.fn.endsWith('.apply'))?.select('call_function').length ?? 0;
 rmSync(dir, { recursive: true, force: true });
 console.log(JSON.stringify(out));

@@ -28,6 +28,7 @@ function runCase(b, attempt = 1) {
 const results = backends.map((b) => runCase(b));
 
 const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)} %`;
+const perEvent = [];
 const rows = [['figure', 'dynamo', 'goal', 'tf.profile (same rounds)', 'hooks in, model not compiled', 'untraced (ms per iteration)']];
 for (const r of results) {
   for (const [name, what] of [
@@ -36,6 +37,7 @@ for (const r of results) {
   ]) {
     const c = r[name];
     rows.push([`${r.backend}: ${what}`, pct(c.dynamo), '≤ +5 %', pct(c.profile), pct(c.hooked), `${c.plainMs.toFixed(2)} ms`]);
+    if (name === 'forward') perEvent.push(`${r.backend} ${(((c.dynamo - 1) * c.plainMs * 1000) / r.eventsPerForward).toFixed(1)} µs`);
   }
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
@@ -43,4 +45,5 @@ const line = (row) => `| ${row.map((c, i) => c.padEnd(widths[i])).join(' | ')} |
 console.log(line(rows[0]));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const row of rows.slice(1)) console.log(line(row));
-console.log(`\n${results[0].clock} time; median of ${results[0].rounds} per-round ratios; iterations per window: ${results.map((r) => `${r.backend} forward ${r.forward.iters}, train ${r.train.iters}`).join('; ')}; node ${process.version}`);
+console.log(`\nmain-thread time added per event of a traced forward pass (${results[0].eventsPerForward} events: kernels, layers, the call): ${perEvent.join(', ')}`);
+console.log(`${results[0].clock} time; median of ${results[0].rounds} per-round ratios; iterations per window: ${results.map((r) => `${r.backend} forward ${r.forward.iters}, train ${r.train.iters}`).join('; ')}; node ${process.version}`);
