@@ -2,9 +2,14 @@ export { initializeLog, finalize, getTime, logMetadata, addPlugin, VERSION } fro
 export type { InitOptions, DFTracerLogger } from './lifecycle.js';
 export { dftFn, Profile, DftFn } from './dft-fn.js';
 export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './dft-fn.js';
+export { Instrument, instrument } from './instrument.js';
+export type { CallHooks, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './instrument.js';
 export { getTracer, tracingEnabled } from './access.js';
 export { resolveConfig, ConfigError } from './config.js';
 export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './config.js';
 export { dftHash } from './hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
+export { subscribeKernels, syncKernels, kernelHubStatus } from './tfjs/kernel-hub.js';
+export type { KernelCall, KernelListener } from './tfjs/kernel-hub.js';
+export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './tfjs/types.js';

@@ -35,6 +35,8 @@ export interface WriterBatch {
   readonly newKeys: readonly string[];
   readonly newStrs: readonly string[];
   readonly count: number;
+  /** Metadata records in `meta`: counted with the events in `end.num_events`. */
+  readonly metaCount: number;
   readonly argCount: number;
   readonly columns: ColumnArrays;
   readonly argObj: readonly string[];
