@@ -2,7 +2,7 @@
  * The main demo: a traced data pipeline. It writes a dataset, loads it three ways, computes on
  * it for two epochs with a prefetching loader, and prints where the trace is and what it holds.
  *
- *   pnpm demo            (from the repository root)
+ *   npx -y pnpm@9 demo   (from the repository root)
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,4 +53,4 @@ for (const line of text.split('\n').slice(1)) {
 }
 console.log(`\ntrace: ${log.file} (${lines} lines)`);
 for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${k}`);
-console.log('\nOpen it in https://ui.perfetto.dev or summarise it with: pnpm dftracer summary ' + log.file);
+console.log('\nOpen it in https://ui.perfetto.dev or summarise it with: npx -y pnpm@9 dftracer summary ' + log.file);

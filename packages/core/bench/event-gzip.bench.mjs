@@ -28,7 +28,7 @@ async function load(root) {
   const dir = mkdtempSync(join(tmpdir(), 'event-gzip-bench-'));
   try {
     await esbuild.build({
-      entryPoints: { 'event-gzip': join(root, 'src/gzip/event-gzip.ts'), 'event-buffer': join(root, 'src/event-buffer.ts'), 'text-sink': join(root, 'src/text-sink.ts'), fixtures: join(root, 'src/fixtures.test-util.ts') },
+      entryPoints: { 'event-gzip': join(root, 'src/gzip/event-gzip.ts'), 'event-buffer': join(root, 'src/recording/event-buffer.ts'), 'text-sink': join(root, 'src/format/text-sink.ts'), fixtures: join(root, 'src/test-util/fixtures.test-util.ts') },
       bundle: true,
       splitting: true,
       platform: 'node',

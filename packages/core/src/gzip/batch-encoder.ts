@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import type { EventColumns } from '../columns.js';
-import { formatEvents, type FormatContext } from '../event-buffer.js';
-import { TextSink } from '../text-sink.js';
+import type { EventColumns } from '../recording/columns.js';
+import { formatEvents, type FormatContext } from '../format/format-events.js';
+import { TextSink } from '../format/text-sink.js';
 import type { GzipEncoder } from '../types.js';
 import { EncoderStats } from './encoder-stats.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
