@@ -153,6 +153,28 @@ describe('BatchEncoder size guard', () => {
     expect(sizes).toBeLessThan(zlibSizes);
   });
 
+  it('where zlib keeps winning, a later measurement encodes only a slice of the batch by hand', () => {
+    const { interner, ctx } = setup();
+    const stats = new EncoderStats();
+    const enc = new BatchEncoder(ctx, encoding(1), stats);
+    const custom = vi.spyOn(EventGzip.prototype, 'encode');
+    try {
+      for (let b = 0; b < 34; b++) {
+        const buf = losingBatch(interner, b + 1);
+        expect(enc.encode('', buf).length, `batch ${b}`).toBe(gz1(buf, ctx));
+      }
+      // The first batch measured whole, the later ones (the 33rd; and one whose strings no longer
+      // fit the interner, a drift) by their first 512 events alone: zlib kept them all.
+      const counts = custom.mock.calls.map((c) => (c[1] as EventBuffer).count);
+      expect(counts[0]).toBe(2000);
+      expect(counts.length).toBeGreaterThanOrEqual(2);
+      expect(counts.slice(1).every((n) => n === 512)).toBe(true);
+      expect(stats.counts()).toMatchObject({ sampled: counts.length, zlib: 34, custom: 0 });
+    } finally {
+      custom.mockRestore();
+    }
+  });
+
   it('forced zlib (DFTRACER_GZIP_ENCODER=zlib) writes zlib’s member at the level asked, and never runs the hand-written encoder', () => {
     const custom = vi.spyOn(EventGzip.prototype, 'encode');
     try {

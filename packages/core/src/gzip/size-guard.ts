@@ -61,9 +61,14 @@ export class SizeGuard {
     return due;
   }
 
+  /** Whether the hand-written encoder keeps the batches with these sizes of its output and zlib's. */
+  keeps(customBytes: number, zlibBytes: number): boolean {
+    return customBytes <= KEEP_RATIO * zlibBytes;
+  }
+
   /** The sizes of a batch measured both ways; returns whether the hand-written output is the one to write. */
   measured(customBytes: number, zlibBytes: number): boolean {
-    const zlibAhead = customBytes > KEEP_RATIO * zlibBytes;
+    const zlibAhead = !this.keeps(customBytes, zlibBytes);
     this.interval = this.measuredOnce && zlibAhead === this.zlibAhead ? Math.min(2 * this.interval, MAX_INTERVAL) : SAMPLE_EVERY;
     this.measuredOnce = true;
     this.zlibAhead = zlibAhead;
