@@ -4,7 +4,7 @@
  *   {"id":7 ,"name":"read","cat":"POSIX","pid":123,"tid": 123 ,"ts": 1760934170173819 ,"dur": 22
  *   ,"ph":"X","args":{"hhash":"f9ff883caaf21863","level": 1 ,"p_idx": -1 ,"fhash": "…" … }}\n
  *
- * The plain formatter (event-buffer.ts) joins them into text and the gzip encoder
+ * The plain formatter (format-events.ts) joins them into text and the gzip encoder
  * (gzip/event-gzip.ts) writes the same pieces as bytes: both take them from here, so the two
  * outputs cannot drift apart.
  */

@@ -89,7 +89,7 @@ const SLOTS = 2 * (FIXED_PAIRS + MAX_ARG_SLOTS);
 /** Bytes kept per slot for a number's text: the longest double is 24 characters. */
 const DIG = 24;
 const DIGIT_CRC = digitCrcTables(DIG);
-/** Tag of a key slot (a value slot uses the arg tags of event-buffer.ts). */
+/** Tag of a key slot (a value slot uses the arg tags of recording/columns.ts). */
 const TAG_KEY = 7;
 /** Tag of a slot not yet written. */
 const TAG_NONE = 255;
