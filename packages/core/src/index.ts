@@ -4,7 +4,7 @@ export type { InitOptions, DFTracerLogger } from './api/lifecycle.js';
 export { dftFn, Profile, DftFn } from './api/dft-fn.js';
 export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './api/dft-fn.js';
 export { Instrument, instrument } from './api/instrument.js';
-export type { CallHooks, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './api/instrument.js';
+export type { CallHooks, ChildOptions, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './api/instrument.js';
 export { getTracer, tracingEnabled } from './api/access.js';
 export { resolveConfig, ConfigError } from './api/config.js';
 export { fsPlugin } from './fs/index.js';

@@ -4,6 +4,7 @@ import { traceIterable, type InstrumentIterOptions } from './instrument-iter.js'
 import { nowUs } from '../recording/clock.js';
 import { settleSpan } from './instrument-call.js';
 import type { ParamSlot } from './params.js';
+import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue } from '../types.js';
 
 /** Step and sample coordinates that pydftracer attaches to events. */
@@ -36,6 +37,12 @@ export interface InstrumentOptions extends UpdateOptions {
   iter?: Partial<IterNames>;
   /** Per-call hooks (args from arguments and result, a wait before the event closes). */
   hooks?: CallHooks;
+}
+
+/** Options of `child()`/`derive()`: an instrument's options and, for a child, its own category. */
+export interface ChildOptions extends InstrumentOptions {
+  /** The child's category; default the parent's. */
+  cat?: string;
 }
 
 /** Options of `variant()`: a per-use override of a shared instrument. */
@@ -104,7 +111,7 @@ export class Instrument {
     this.hooks = options.hooks ?? parent?.hooks;
     this.on = options.enable ?? parent?.on ?? true;
     this.pinned = parent !== null && options.enable !== undefined;
-    if (parent !== null) this.setDefaults({ ...parent.defaults });
+    if (parent !== null) this.setDefaults(parent.defaults); // shared: args objects are replaced, never changed
     this.assign(options);
   }
 
@@ -127,7 +134,8 @@ export class Instrument {
 
   private setOn(on: boolean): void {
     this.on = on;
-    for (const c of this.descendants()) if (!c.pinned) c.setOn(on);
+    for (const c of this.children.values()) if (!c.pinned) c.setOn(on);
+    for (const c of this.variants.values()) if (!c.pinned) c.setOn(on);
   }
 
   /**
@@ -136,37 +144,51 @@ export class Instrument {
    */
   update(info: UpdateOptions = {}): this {
     const patch = stepArgs(info);
-    this.patchTree(patch);
+    if (patch !== undefined) this.patchTree(patch, new Map());
     return this;
   }
 
-  private patchTree(patch: Record<string, ArgValue> | undefined): void {
-    if (patch === undefined) return;
-    if (this.on) this.setDefaults({ ...this.defaults, ...patch });
-    for (const c of this.descendants()) c.patchTree(patch);
+  /**
+   * ai.update() walks the whole taxonomy once per training step: instruments that held the same
+   * (never mutated) args object get the same patched one, so a tree updated as a whole makes one
+   * object per update, not one per instrument.
+   */
+  private patchTree(patch: Record<string, ArgValue>, memo: Map<object, Record<string, ArgValue>>): void {
+    if (this.on) {
+      let next = memo.get(this.defaults);
+      if (next === undefined) {
+        next = { ...this.defaults, ...patch };
+        memo.set(this.defaults, next);
+      }
+      this.setDefaults(next);
+    }
+    for (const c of this.children.values()) c.patchTree(patch, memo);
+    for (const c of this.variants.values()) c.patchTree(patch, memo);
   }
 
   /** Sets the hooks of this instrument and its subtree (undefined removes them). */
   setHooks(hooks: CallHooks | undefined): this {
     this.hooks = hooks;
-    for (const c of this.descendants()) c.setHooks(hooks);
+    for (const c of this.children.values()) c.setHooks(hooks);
+    for (const c of this.variants.values()) c.setHooks(hooks);
     return this;
   }
 
   /** The child named `<this name>.<suffix>`, same category; created once, then the same object. */
-  derive(suffix: string, options?: InstrumentOptions): Instrument {
+  derive(suffix: string, options?: ChildOptions): Instrument {
     if (typeof suffix !== 'string' || suffix === '') throw new TypeError(`derive: name must be a non-empty string; got ${String(suffix)}`);
     return this.child(`${this.name}.${suffix}`, options);
   }
 
   /**
-   * The child with exactly this name (same category), cached: it starts with this instrument's
-   * args, enable state, iterable names and hooks, and follows its later enable/disable/update.
+   * The child with exactly this name (same category unless `options.cat`), cached: it starts with
+   * this instrument's args, enable state, iterable names and hooks, and follows its later
+   * enable/disable/update. Options apply when the child is first made.
    */
-  child(name: string, options?: InstrumentOptions): Instrument {
+  child(name: string, options?: ChildOptions): Instrument {
     let c = this.children.get(name);
     if (c === undefined) {
-      c = new Instrument(this.cat, name, options, this);
+      c = new Instrument(options?.cat ?? this.cat, name, options, this);
       this.children.set(name, c);
     }
     return c;
@@ -187,11 +209,6 @@ export class Instrument {
     return v;
   }
 
-  private *descendants(): Generator<Instrument> {
-    yield* this.children.values();
-    yield* this.variants.values();
-  }
-
   private assign(info: UpdateOptions): void {
     const patch = stepArgs(info);
     if (patch !== undefined) this.setDefaults({ ...this.defaults, ...patch });
@@ -199,7 +216,7 @@ export class Instrument {
 
   private setDefaults(d: Record<string, ArgValue>): void {
     this.defaults = d;
-    this.hasDefaults = Object.keys(d).length > 0;
+    this.hasDefaults = hasKeys(d);
   }
 
   /** The args for one event: this instrument's, then values the call passed, then `extra`. */
@@ -287,13 +304,18 @@ export class Instrument {
     return region;
   }
 
-  /** Stops the most recently started open region of this instrument. */
-  stop(args?: Record<string, ArgValue>): void {
-    this.open[this.open.length - 1]?.stop(args);
+  /** Stops the most recently started open region of this instrument; false when none was open. */
+  stop(args?: Record<string, ArgValue>): boolean {
+    const r = this.open[this.open.length - 1];
+    r?.stop(args);
+    return r !== undefined;
   }
 
-  /** Runs fn inside a region; async fn are timed to settlement and nest across await. */
-  run<T>(fn: () => T, args?: Record<string, ArgValue>): T {
+  /**
+   * Runs fn inside a region; async fn are timed to settlement and nest across await. `keep` sees
+   * the (settled) result and may say it was no event (the end of an iterator): nothing is written.
+   */
+  run<T>(fn: () => T, args?: Record<string, ArgValue>, keep?: (result: Awaited<T>) => boolean): T {
     const t = this.on ? activeTracer() : null;
     if (t === null) return fn();
     const kind = t.interner.kind(this.name, this.cat);
@@ -307,6 +329,7 @@ export class Instrument {
       t.exitFast(depth, kind, allArgs);
       throw e;
     }
+    if (keep !== undefined) return keepOrDrop(t, span, kind, allArgs, result, keep);
     if (result instanceof Promise) return settleSpan(t, span, kind, allArgs, result) as T;
     t.exitFast(depth, kind, allArgs);
     return result;
@@ -326,6 +349,35 @@ export class Instrument {
   metadata(key: string, value: unknown): void {
     activeTracer()?.metadata(key, value);
   }
+}
+
+/** `run` with a `keep` test: the span is written or dropped once the result is known. */
+function keepOrDrop<T>(t: ThreadTracer, span: SpanState, kind: number, args: Record<string, ArgValue> | undefined, result: T, keep: (r: Awaited<T>) => boolean): T {
+  const close = (v: unknown): void => {
+    let write = true;
+    try {
+      write = keep(v as Awaited<T>);
+    } catch {
+      // a failing test keeps the event
+    }
+    if (write) t.exitKind(span, kind, args);
+    else t.discard(span);
+  };
+  if (!(result instanceof Promise)) {
+    close(result);
+    return result;
+  }
+  if (span.depth > 0) t.toAsync(span);
+  return result.then(
+    (v) => {
+      close(v);
+      return v;
+    },
+    (e: unknown) => {
+      t.exitKind(span, kind, args);
+      throw e;
+    },
+  ) as T;
 }
 
 /** An instrument of category `cat` and event name `name` (the root of its own tree). */
@@ -349,6 +401,11 @@ function stepArgs(info: UpdateOptions): Record<string, ArgValue> | undefined {
     d = { ...d, ...info.args };
   }
   return d;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function variantKey(o: VariantOptions): string {
