@@ -6,13 +6,13 @@ import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from './clock.js';
 import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { jsonString } from './event-buffer.js';
 import { dftHash } from './hash.js';
 import { guardCloses } from './fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';
 import { TraceFile, type SharedFile } from './trace-file.js';
 import { ThreadTracer } from './tracer.js';
-import type { DFTracerConfig, Plugin, Teardown } from './types.js';
+import type { EncoderCounts } from './gzip/index.js';
+import type { Args, DFTracerConfig, Plugin, Teardown } from './types.js';
 
 declare const __DFTRACER_VERSION__: string | undefined;
 export const VERSION = typeof __DFTRACER_VERSION__ === 'string' ? __DFTRACER_VERSION__ : '0.0.0-dev';
@@ -176,6 +176,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       state.ownsFile = false;
       const file = TraceFile.join(inherited.shared);
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
+      tracer.announceThread();
     } else {
       state.ownsFile = true;
       state.initCount++;
@@ -183,7 +184,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       if (!isMainThread) identity += `-t${threadId}`;
       if (state.initCount > 1) identity += `-${state.initCount}`;
       const path = traceFilePath(config.logFile, config.compression, identity);
-      const file = TraceFile.create(path, config.compression, config.compressionLevel);
+      const file = TraceFile.create(path, { compression: config.compression, level: config.compressionLevel, gzipEncoder: config.gzipEncoder });
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : isMainThread ? pid : pid * 1000 + threadId, threadName: isMainThread ? 'main' : `worker ${threadId}`, hostname });
       writeHeader(tracer, hostname);
       if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
@@ -213,15 +214,19 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   return loggerFor(tracer);
 }
 
+/**
+ * The `[` line, then upstream's preamble (HH, thread_name, FH of the cwd, SH of the command and of
+ * the executable) and `start`, each record with the next id. The `[` goes first even when a tiny
+ * DFTRACER_WRITE_BUFFER_SIZE flushes after every record.
+ */
 function writeHeader(t: ThreadTracer, hostname: string): void {
   const pid = t.identity.pid;
   const exec = execName();
   const cmd = process.argv.join(';');
-  t.prepend(
-    '[\n' +
-      `{"name":"HH","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(hostname)},"value":"${t.hostHash}"}}\n` +
-      `{"name":"process_name","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(`${exec} (${pid})`)},"value":"process_name"}}\n`,
-  );
+  t.prepend('[\n');
+  t.meta('HH', t.identity.tid, hostname, t.hostHash);
+  t.meta('process_name', t.identity.tid, `${exec} (${pid})`, 'process_name');
+  t.announceThread();
   const cwd = t.hashFile(currentDir());
   const cmdHash = t.hashString(cmd);
   const execHash = t.hashString(exec);
@@ -332,10 +337,12 @@ export function finalize(): void {
       // Other threads stop writing here: `end` is the last line and num_events exact.
       if (ownsFile) t.file.seal();
       if (ownsFile && t.active) {
-        const numEvents = t.file.load(3);
-        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
+        // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
+        const numEvents = t.recordsWritten();
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins], ...encoderArgs(t.file.encoderStats.counts()) });
       }
       t.flush();
+      if (ownsFile && t.active) t.closeArray();
     }
   } catch (e) {
     t.log('WARN', `finalize could not write the last events: ${(e as Error)?.message ?? String(e)}`);
@@ -349,6 +356,11 @@ export function finalize(): void {
   }
   state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
+}
+
+/** The `end` event's account of how the batches before it were encoded (gzip/encoder-stats.ts). */
+function encoderArgs(c: EncoderCounts): Args {
+  return { batches_custom: c.custom, batches_zlib: c.zlib, batches_plain: c.plain, batches_sampled: c.sampled, encoder_fallbacks: c.fallbacks };
 }
 
 /** Integer µs since the epoch on the tracer's clock; 0 when tracing is off (as upstream). */
