@@ -8,7 +8,7 @@ export default defineConfig(
   libraryBuild({
     // register: `node --import`; writer-entry: the writer thread's script.
     entry: ['src/index.ts', 'src/register.ts', 'src/writer-entry.ts'],
-    dts: { entry: 'src/index.ts' },
+    dts: { entry: ['src/index.ts', 'src/register.ts'] },
     shims: true,
     define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
   }),
