@@ -1,56 +1,94 @@
 /**
- * The main demo: a traced data pipeline. It writes a dataset, loads it three ways, computes on
- * it for two epochs with a prefetching loader, and prints where the trace is and what it holds.
+ * The demo: trains a small CNN with TensorFlow.js on an image dataset read from real files, traced
+ * into ONE DFTracer file (file I/O, data loading, training phases), then reads the trace back with
+ * the analyzer: where the time went, top files and kernels, and an HTML report.
  *
- *   pnpm demo            (from the repository root)
+ *   npx -y pnpm@9 demo            (from the repository root; DFTRACER_LOG_FILE picks the trace's path)
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { dirname, join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
 import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
-import { computeStep, sampleShard, shards, streamShard, writeShards } from './pipeline.js';
+import { analyze } from './lib/analyze.js';
+import { pickBackend } from './lib/backend.js';
+import { writeImageFolder } from './lib/images.js';
+import { DataLoader, ImageDataset, type Batch } from './lib/loader.js';
+import { accuracyOf, buildCnn, lossOf } from './lib/model.js';
+import { Progress } from './lib/progress.js';
 
+const EPOCHS = Number(process.env.DEMO_EPOCHS ?? 2);
+const TRAIN = 2048;
+const TEST = 512;
+const BATCH = 32;
+
+const started = performance.now();
 const root = mkdtempSync(join(tmpdir(), 'dftracer-demo-'));
-const dataDir = join(root, 'data');
-// In code, so the demo traces without any environment; DFTRACER_* variables work the same way.
-const log = initializeLog({ enable: true, logFile: join(root, 'demo'), dataDir });
-logMetadata('demo', 'core pipeline');
+const images = join(root, 'images');
+// Tracing is the point of the demo, so it is on in code; the DFTRACER_* variables still apply.
+const log = initializeLog({ enable: true, dataDir: images, ...(process.env.DFTRACER_LOG_FILE ? {} : { logFile: join(root, 'demo') }) });
+if (!log.file) throw new Error('tracing did not start (see the warning above)');
+console.log(`trace   ${log.file}\ndataset ${images}`);
 
-const pipeline = dftFn('pipeline', 'train');
-const epochs = dftFn('pipeline', 'epoch');
+const backend = await pickBackend();
+console.log(`tfjs    ${backend.name}: ${backend.description}`);
+logMetadata('tfjs_backend', backend.name);
 
-await pipeline.run(async () => {
-  const files = writeShards(dataDir, 8, 64 * 1024);
-  const streamed = await Promise.all(files.slice(0, 2).map((f) => streamShard(f)));
-  const header = await sampleShard(files[0]!, 4096, 512);
-  let checksum = header[0]!;
-  for (let epoch = 1; epoch <= 2; epoch++) {
-    epochs.update({ epoch });
-    await epochs.run(async () => {
-      let step = 0;
-      for await (const shard of dftFn('dataloader', 'fetch').iter(shards(files), { name: 'fetch' })) {
-        checksum ^= computeStep(shard, epoch, ++step);
-      }
-    });
-  }
-  console.log(`streamed ${streamed.join(' + ')} bytes, checksum ${checksum}`);
+const pipeline = {
+  train: dftFn('pipeline', 'train'),
+  epoch: dftFn('pipeline', 'epoch'),
+  evaluate: dftFn('pipeline', 'evaluate'),
+};
+const compute = { forward: dftFn('compute', 'forward'), backward: dftFn('compute', 'backward'), step: dftFn('compute', 'step') };
+const fetch = dftFn('dataloader', 'fetch');
+
+dftFn('data', 'write').run(() => {
+  writeImageFolder(join(images, 'train'), TRAIN, 7);
+  writeImageFolder(join(images, 'test'), TEST, 8);
 });
+const train = new DataLoader(new ImageDataset(join(images, 'train')), BATCH);
+const test = new DataLoader(new ImageDataset(join(images, 'test')), BATCH, false);
+const model = buildCnn();
+const optimizer = tf.train.adam(0.005);
 
-finalize();
-
-// What the trace holds, read back with nothing but zlib.
-const text = gunzipSync(readFileSync(log.file!)).toString('utf8');
-const counts = new Map<string, number>();
-let lines = 0;
-for (const line of text.split('\n').slice(1)) {
-  if (!line) continue;
-  lines++;
-  const e = JSON.parse(line) as { ph: string; cat: string; name: string };
-  if (e.ph !== 'X') continue;
-  const k = `${e.cat}/${e.name}`;
-  counts.set(k, (counts.get(k) ?? 0) + 1);
+function trainStep({ xs, ys }: Batch, epoch: number, step: number): number {
+  // variableGrads runs the forward pass on the tape, then the backward pass.
+  const { value, grads } = compute.backward.run(() => tf.variableGrads(() => compute.forward.run(() => lossOf(model, xs, ys), { epoch, step })), { epoch, step });
+  compute.step.run(() => optimizer.applyGradients(grads), { epoch, step });
+  const loss = value.dataSync()[0]!;
+  tf.dispose([value, grads, xs, ys]);
+  return loss;
 }
-console.log(`\ntrace: ${log.file} (${lines} lines)`);
-for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${k}`);
-console.log('\nOpen it in https://ui.perfetto.dev or summarise it with: pnpm dftracer summary ' + log.file);
+
+async function evaluate(epoch: number): Promise<number> {
+  return pipeline.evaluate.run(async () => {
+    let right = 0;
+    for await (const { xs, ys } of fetch.iter(test.batches(), { name: 'fetch' })) {
+      right += accuracyOf(model, xs, ys) * xs.shape[0];
+      tf.dispose([xs, ys]);
+    }
+    return right / test.dataset.length;
+  }, { epoch });
+}
+
+console.log(`\ntraining a ${model.countParams().toLocaleString('en')}-parameter CNN on ${TRAIN} images (${TEST} held out), ${EPOCHS} epochs of ${train.steps} batches`);
+await pipeline.train.run(async () => {
+  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
+    const progress = new Progress(`epoch ${epoch}/${EPOCHS}`, train.steps);
+    await pipeline.epoch.run(async () => {
+      let step = 0;
+      let loss = 0;
+      for await (const batch of fetch.iter(train.batches(epoch), { name: 'fetch' })) {
+        loss = trainStep(batch, epoch, ++step);
+        progress.update(step, `loss ${loss.toFixed(3)}`);
+      }
+      const acc = await evaluate(epoch);
+      progress.done(`loss ${loss.toFixed(3)}, held-out accuracy ${(acc * 100).toFixed(1)} %`);
+    }, { epoch });
+  }
+});
+finalize();
+console.log(`\ntrained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+await analyze(log.file, { report: join(dirname(log.file), 'report.html') });
+console.log(`\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
