@@ -54,7 +54,7 @@ const optimizer = tf.train.adam(0.005);
 function trainStep({ xs, ys }: Batch, epoch: number, step: number): number {
   // variableGrads runs the forward pass on the tape, then the backward pass.
   const { value, grads } = compute.backward.run(() => tf.variableGrads(() => compute.forward.run(() => lossOf(model, xs, ys), { epoch, step })), { epoch, step });
-  compute.step.run(() => optimizer.applyGradients(grads), { epoch, step });
+  compute.step.run(() => optimizer.applyGradients(grads as Parameters<typeof optimizer.applyGradients>[0]), { epoch, step });
   const loss = value.dataSync()[0]!;
   tf.dispose([value, grads, xs, ys]);
   return loss;

@@ -1,0 +1,41 @@
+import { summarize } from '@dftracer/analyzer';
+import { describe, expect, it } from 'vitest';
+import { childrenOf, descendantsOf, expectValid, named, ofCat, runExample, type Run } from './harness.js';
+
+describe('demo', () => {
+  let run: Run;
+
+  it('trains the CNN into one valid trace file', async () => {
+    run = await runExample('demo', { env: { DEMO_EPOCHS: '2' } });
+    expect(run.files).toHaveLength(1);
+    await expectValid(run.files);
+    expect(run.stdout).toMatch(/tfjs {4}(wasm|cpu|tensorflow): /);
+    expect(run.stdout).toMatch(/epoch 2\/2 .* held-out accuracy/);
+    expect(run.stdout).toContain(`trace ${run.files[0]}`);
+    expect(run.stdout).toMatch(/report {2}\S+report\.html/);
+  });
+
+  it('holds POSIX, data, dataloader, compute and pipeline events', () => {
+    const cats = new Set(run.events.map((e) => e.cat));
+    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline']) expect(cats).toContain(c);
+    expect(named(ofCat(run.events, 'compute'), 'backward')).toHaveLength(2 * 64);
+    expect(named(ofCat(run.events, 'pipeline'), 'epoch')).toHaveLength(2);
+  });
+
+  it('nests every image read under the data item that asked for it', () => {
+    const items = ofCat(run.events, 'data').filter((e) => /(^|\.)(item|getItem)$/.test(e.name));
+    expect(items).toHaveLength(2 * (2048 + 512));
+    const reads = childrenOf(named(ofCat(run.events, 'POSIX'), 'read'), items);
+    expect(reads.length).toBeGreaterThanOrEqual(items.length);
+    // and every item inside an epoch of the training pipeline
+    const inEpochs = new Set(descendantsOf(run.events, named(ofCat(run.events, 'pipeline'), 'epoch')).map((e) => e.id));
+    expect(items.filter((e) => inEpochs.has(e.id))).toHaveLength(items.length);
+  });
+
+  it('summarises to non-zero I/O and compute', async () => {
+    const s = await summarize(run.files);
+    expect(s.totals.io_us).toBeGreaterThan(0);
+    expect(s.totals.compute_us).toBeGreaterThan(0);
+    expect(s.bytes_read).toBeGreaterThan((2048 + 512) * 2 * 784);
+  });
+});
