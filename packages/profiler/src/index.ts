@@ -1,1 +1,11 @@
-export {};
+export { profile, Profiler } from './profiler.js';
+export type { ProfileOptions } from './profiler.js';
+export { schedule, ProfilerAction } from './schedule.js';
+export type { ScheduleFn, ScheduleOptions } from './schedule.js';
+export { ProfilerActivity, DeviceType } from './activity.js';
+export type { ProfilerEvent, ProfilerStep } from './events.js';
+export type { ProfilerResult } from './result.js';
+export { KeyAverages } from './key-averages.js';
+export type { FunctionEventAvg, KeyAveragesOptions, SortKey, TableOptions } from './key-averages.js';
+export { traceHandler, PP_CAT } from './trace-handler.js';
+export { tensorboardTraceHandler, chromeTrace } from './chrome-trace.js';

@@ -1,0 +1,39 @@
+import type { DeviceType } from './activity.js';
+
+/** One profiled event: a tfjs kernel or a garbage-collection pause. Times in integer µs since the epoch, on the tracer's clock. */
+export interface ProfilerEvent {
+  /** Kernel name (`Conv2D`, `_FusedMatMul`) or `gc.minor` / `gc.major` / `gc.incremental` / `gc.weakcb`. */
+  readonly name: string;
+  readonly kind: 'kernel' | 'gc';
+  readonly device: DeviceType;
+  /** The tfjs backend that ran the kernel; `node` for GC pauses. */
+  readonly backend: string;
+  readonly start: number;
+  readonly duration: number;
+  /** The profiler step it ran in. */
+  readonly step: number;
+  /** Whether a gradient tape was recording (`tf.grad`, `optimizer.minimize`'s forward pass). */
+  readonly gradEnabled: boolean;
+  /** With `recordShapes`: the input tensors' shapes and dtypes, in the kernel's input order. */
+  readonly inputShapes: readonly (readonly number[])[];
+  readonly inputDtypes: readonly string[];
+  /** With `profileMemory`: bytes and tensors of the kernel's outputs, and the engine's totals after it. */
+  readonly bytesAdded: number;
+  readonly tensorsAdded: number;
+  readonly totalBytes: number;
+  readonly totalTensors: number;
+  /** With `withStack`: the JS call sites that launched the kernel, innermost first, outside tfjs and dftracer. */
+  readonly stack: readonly string[];
+}
+
+/** One profiler step of a recorded cycle (torch's `ProfilerStep#N`). */
+export interface ProfilerStep {
+  readonly step: number;
+  readonly start: number;
+  readonly duration: number;
+  /** Share of the step the event loop spent running JS rather than waiting (perf_hooks eventLoopUtilization), 0–1. */
+  readonly eventLoopUtilization: number;
+  /** Event-loop delay seen during the step (perf_hooks monitorEventLoopDelay), µs; 0 when the loop never turned. */
+  readonly eventLoopDelayMaxUs: number;
+  readonly eventLoopDelayMeanUs: number;
+}

@@ -1,0 +1,93 @@
+import { getTracer, type Span, type Tracer } from '@dftracer/core';
+import { DeviceType } from './activity.js';
+import type { ProfilerEvent } from './events.js';
+import { CYCLE_CAT, CYCLE_NAME, RESERVES_LANE, takeLane } from './lanes.js';
+import type { ProfilerResult } from './result.js';
+import { selfFigures } from './self-time.js';
+
+/** The category of profiled events in the trace, as pydftracer's trace_handler writes them. */
+export const PP_CAT = 'PP';
+const STEP_CAT = 'profiler';
+
+let warned = false;
+
+function percent(v: number, total: number): number {
+  return total > 0 ? Math.round((1e6 * v) / total) / 1e4 : 0;
+}
+
+function dims(e: ProfilerEvent): number {
+  let n = 0;
+  for (const s of e.inputShapes) n += s.length;
+  return n;
+}
+
+function writeCycle(tracer: Tracer, result: ProfilerResult): number {
+  const events = result.events();
+  const self = selfFigures(events);
+  let cpuTotal = 0;
+  let devTotal = 0;
+  for (let i = 0; i < events.length; i++) {
+    if (events[i]!.device === DeviceType.GPU) devTotal += self.time[i]!;
+    else cpuTotal += self.time[i]!;
+  }
+  const emitEvent = (e: ProfilerEvent): void => {
+    const gpu = e.device === DeviceType.GPU;
+    const args: Record<string, number | string> = {
+      device: e.device,
+      cpu_memory: gpu ? 0 : e.bytesAdded,
+      is_remote: 0,
+      device_memory_usage: gpu ? e.bytesAdded : 0,
+      input_size: dims(e),
+      total_cpu_percent: gpu ? 0 : percent(e.duration, cpuTotal),
+      total_device_percent: gpu ? percent(e.duration, devTotal) : 0,
+      step: e.step,
+    };
+    if (result.recordShapes && e.kind === 'kernel') args.input_shapes = JSON.stringify(e.inputShapes);
+    if (e.stack.length > 0) args.call_site = e.stack[0]!;
+    tracer.emit(e.name, PP_CAT, e.start, e.duration, args);
+  };
+  // Each step is a span on the lane with its events nested inside; events outside every step
+  // (a GC pause reported between steps) go directly under the cycle.
+  let k = 0;
+  for (const s of result.steps()) {
+    const end = s.start + s.duration;
+    while (k < events.length && events[k]!.start < s.start) emitEvent(events[k++]!);
+    const span = tracer.enter({ start: s.start });
+    try {
+      while (k < events.length && events[k]!.start + events[k]!.duration <= end) emitEvent(events[k++]!);
+    } finally {
+      tracer.exit(span, `ProfilerStep#${s.step}`, STEP_CAT, { step: s.step, event_loop_utilization: Math.round(s.eventLoopUtilization * 1e4) / 1e4, event_loop_delay_max_us: s.eventLoopDelayMaxUs }, end);
+    }
+  }
+  while (k < events.length) emitEvent(events[k++]!);
+  return events.length;
+}
+
+/**
+ * pydftracer's trace_handler for tfjs: writes every event of a profiled cycle into the trace as cat
+ * `PP`, with int args `device`, `cpu_memory`, `is_remote`, `device_memory_usage`, `input_size` and
+ * float args `total_cpu_percent`, `total_device_percent`, inside one `profiler.cycle` event, on the
+ * tracer's clock. Pass it as `onTraceReady`, or call it from your own handler. Does nothing when
+ * tracing is off; never throws into the profiled program.
+ */
+export const traceHandler = Object.assign(
+  function traceHandler(result: ProfilerResult): void {
+    const tracer = getTracer();
+    if (tracer === null) return;
+    let span: Span | null = null;
+    let written = 0;
+    try {
+      span = takeLane(result, tracer)?.span ?? tracer.enter({ async: true, start: result.start });
+      const s = span;
+      written = tracer.within(s, () => writeCycle(tracer, result));
+    } catch (err) {
+      if (!warned) {
+        warned = true;
+        tracer.log('WARN', `@dftracer/profiler traceHandler: ${err instanceof Error ? err.message : String(err)}; this cycle's PP events are incomplete`);
+      }
+    } finally {
+      if (span !== null) tracer.exit(span, CYCLE_NAME, CYCLE_CAT, { cycle: result.cycle, steps: result.steps().length, events: written }, result.end);
+    }
+  },
+  { [RESERVES_LANE]: true as const },
+);
