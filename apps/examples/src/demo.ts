@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
+import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
 import { analyze } from './lib/analyze.js';
 import { pickBackend } from './lib/backend.js';
 import { writeImageFolder } from './lib/images.js';
@@ -72,6 +73,14 @@ async function evaluate(epoch: number): Promise<number> {
 }
 
 console.log(`\ntraining a ${model.countParams().toLocaleString('en')}-parameter CNN on ${TRAIN} images (${TEST} held out), ${EPOCHS} epochs of ${train.steps} batches`);
+// The profiler records a few steps in each cycle; traceHandler writes their kernels as PP events.
+const profiler = profile({
+  activities: [ProfilerActivity.CPU],
+  schedule: schedule({ skipFirst: 8, wait: 20, warmup: 2, active: 4, repeat: 2 }),
+  onTraceReady: traceHandler,
+  profileMemory: true,
+  recordShapes: true,
+}).start();
 await pipeline.train.run(async () => {
   for (let epoch = 1; epoch <= EPOCHS; epoch++) {
     const progress = new Progress(`epoch ${epoch}/${EPOCHS}`, train.steps);
@@ -80,6 +89,7 @@ await pipeline.train.run(async () => {
       let loss = 0;
       for await (const batch of fetch.iter(train.batches(epoch), { name: 'fetch' })) {
         loss = trainStep(batch, epoch, ++step);
+        profiler.step();
         progress.update(step, `loss ${loss.toFixed(3)}`);
       }
       const acc = await evaluate(epoch);
@@ -87,6 +97,7 @@ await pipeline.train.run(async () => {
     }, { epoch });
   }
 });
+await profiler.stop();
 finalize();
 console.log(`\ntrained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 

@@ -17,7 +17,10 @@ describe('demo', () => {
 
   it('holds POSIX, data, dataloader, compute and pipeline events', () => {
     const cats = new Set(run.events.map((e) => e.cat));
-    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline']) expect(cats).toContain(c);
+    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline', 'PP']) expect(cats).toContain(c);
+    // two profiled cycles of four active steps each
+    expect(run.events.filter((e) => e.name.startsWith('ProfilerStep#'))).toHaveLength(8);
+    expect(ofCat(run.events, 'PP').some((e) => e.name === 'Conv2DBackpropFilter')).toBe(true);
     expect(named(ofCat(run.events, 'compute'), 'backward')).toHaveLength(2 * 64);
     expect(named(ofCat(run.events, 'pipeline'), 'epoch')).toHaveLength(2);
   });
