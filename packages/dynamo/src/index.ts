@@ -1,1 +1,12 @@
-export {};
+export { dynamo, Dynamo } from './dynamo.js';
+export type { DynamoOptions } from './dynamo.js';
+export { compile } from './compile.js';
+export type { AnyFunction, CompileFn, CompileOptions, CustomBackend } from './compile.js';
+export { createBackend, DynamoBackend } from './backend.js';
+export type { BackendOptions, DynamoContext } from './backend.js';
+export { Graph } from './graph.js';
+export type { GraphNode, NodeOp, MemoryEstimate, FlopsEstimate, NodeIntensity } from './graph.js';
+export { kernelCost } from './flops.js';
+export type { KernelClass, KernelCost, NamedMeta } from './flops.js';
+export type { TensorMeta } from './tensors.js';
+export type { LayersModelLike, LayerLike } from './layers.js';

@@ -1,0 +1,310 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { addPlugin, getTracer, subscribeKernels, syncKernels, type Args, type EventShape, type KernelCall, type TensorInfoLike, type TfCoreLike, type Tracer } from '@dftracer/core';
+import type { DynamoBackend } from './backend.js';
+import { GraphCapture } from './capture.js';
+import { Graph } from './graph.js';
+import { flattenTensors, inputSignature, typesText } from './tensors.js';
+
+export const CAT = 'dynamo';
+
+/** One compiled call in progress. */
+export interface Frame {
+  readonly backend: DynamoBackend;
+  readonly tracer: Tracer | null;
+  capture: GraphCapture | null;
+  /** The hub was subscribed for this call only (no tracer: capture alone). */
+  readonly temporary: boolean;
+}
+
+/** What a compiled function remembers between calls: its guards and the graphs seen for each. */
+export interface CompiledState {
+  readonly name: string;
+  readonly backend: DynamoBackend;
+  /** Placeholder names for the call's tensor arguments, by position. */
+  readonly argNames: readonly string[];
+  readonly guards: Map<string, { readonly fingerprints: Set<string>; dynamic: boolean }>;
+}
+
+interface EngineState {
+  readonly gradientDepth: number;
+  readonly activeTape?: unknown;
+  readonly registeredVariables?: Readonly<Record<string, TensorInfoLike | undefined>>;
+}
+
+const tfCore = tf as unknown as TfCoreLike;
+const engine = () => tf.engine() as unknown as { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
+
+function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  const t = getTracer();
+  if (t !== null) t.log('WARN', message);
+  else process.stderr.write(`dftracer: WARN: ${message}\n`);
+}
+const warned = new Set<string>();
+
+const message = (e: unknown) => (e as Error)?.message ?? String(e);
+
+/**
+ * The process's dynamo hooks: one kernel-hub subscription (kept while a tracer runs, torn down
+ * at its finalize), a stack of compiled calls in progress, and the graph captures.
+ */
+class Runtime {
+  private readonly frames: Frame[] = [];
+  private top: Frame | null = null;
+  private unsubscribe: (() => void) | null = null;
+  /** The tracer whose teardown unhooks us. */
+  private hookedTracer: Tracer | null = null;
+  private shapes = new Map<string, EventShape>();
+  private shapesTracer: Tracer | null = null;
+  private lastBackend = '';
+  /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
+  private tape: unknown = null;
+  private tapeBackend: DynamoBackend | null = null;
+  private unpatchReads: (() => void) | null = null;
+  private readonly layerRestorers: (() => void)[] = [];
+  private wrappedModels = new WeakSet<object>();
+
+  // ---------------------------------------------------------------- hooks
+
+  private hook(): void {
+    if (this.unsubscribe !== null) return;
+    this.unsubscribe = subscribeKernels(tfCore, this.onKernel);
+    this.lastBackend = engine().backendName;
+    this.patchReads();
+  }
+
+  private unhook(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.unpatchReads?.();
+    this.unpatchReads = null;
+    this.tape = null;
+    this.tapeBackend = null;
+  }
+
+  /** Tracer teardown (finalize): kernels, reads and layers go back to what they were. */
+  private teardown = (): void => {
+    this.unhook();
+    for (const restore of this.layerRestorers.splice(0)) restore();
+    this.wrappedModels = new WeakSet();
+    this.hookedTracer = null;
+  };
+
+  /** A data read inside a compiled call ends the current graph (Dynamo's graph break). */
+  private patchReads(): void {
+    const eng = engine();
+    const restores: (() => void)[] = [];
+    for (const m of ['readSync', 'read'] as const) {
+      const own = Object.prototype.hasOwnProperty.call(eng, m);
+      const original = eng[m];
+      if (typeof original !== 'function') continue;
+      const rt = this;
+      const wrapped = function (this: unknown, dataId: object) {
+        const f = rt.top;
+        if (f !== null && f.capture !== null) {
+          try {
+            f.capture.read(dataId);
+          } catch (e) {
+            f.capture = null;
+            warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
+          }
+        }
+        return original.call(this, dataId);
+      };
+      eng[m] = wrapped;
+      restores.push(() => {
+        if (eng[m] !== wrapped) return;
+        if (own) eng[m] = original;
+        else delete (eng as Partial<typeof eng>)[m];
+      });
+    }
+    this.unpatchReads = () => restores.forEach((r) => r());
+  }
+
+  /** Registers a layer's unwrapping for teardown; false when the model's layers are already wrapped. */
+  claimModel(model: object): boolean {
+    if (this.wrappedModels.has(model)) return false;
+    this.wrappedModels.add(model);
+    return true;
+  }
+
+  onTeardown(restore: () => void): void {
+    this.layerRestorers.push(restore);
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  private shapeFor(t: Tracer, kernelName: string): EventShape {
+    if (this.shapesTracer !== t) {
+      this.shapes = new Map();
+      this.shapesTracer = t;
+    }
+    let s = this.shapes.get(kernelName);
+    if (s === undefined) {
+      s = t.shape(`function.${kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']);
+      this.shapes.set(kernelName, s);
+    }
+    return s;
+  }
+
+  /** The innermost compiled call that needs layer spans or capture, or null. */
+  current(): Frame | null {
+    const f = this.top;
+    return f !== null && (f.tracer !== null || f.capture !== null) ? f : null;
+  }
+
+  private begin(backend: DynamoBackend, capture: GraphCapture | null): Frame {
+    const t = getTracer();
+    let temporary = false;
+    if (t !== null) {
+      if (this.hookedTracer !== t) {
+        this.hookedTracer = t;
+        this.hook();
+        // The hooks live as long as the tracer: its finalize takes them out.
+        addPlugin({ name: 'dynamo', setup: () => this.teardown });
+      }
+    } else if (capture !== null && this.unsubscribe === null) {
+      this.hook();
+      temporary = true;
+    }
+    const eng = engine();
+    if (this.unsubscribe !== null && eng.backendName !== this.lastBackend) {
+      this.lastBackend = eng.backendName;
+      syncKernels(tfCore);
+    }
+    if (backend.autograd && eng.state.gradientDepth > 0 && t !== null) {
+      this.tape = eng.state.activeTape ?? null;
+      this.tapeBackend = backend;
+    }
+    const f: Frame = { backend, tracer: t, capture, temporary };
+    this.frames.push(f);
+    this.top = f;
+    return f;
+  }
+
+  private end(f: Frame): void {
+    const i = this.frames.lastIndexOf(f);
+    if (i >= 0) this.frames.splice(i, 1);
+    this.top = this.frames[this.frames.length - 1] ?? null;
+    if (f.temporary && this.frames.length === 0 && this.hookedTracer === null) this.unhook();
+  }
+
+  /** The kernel listener: one event per kernel of a compiled call (and of its backward pass). */
+  private onKernel = (c: KernelCall): void => {
+    const f = this.top;
+    let backend: DynamoBackend;
+    let tracer: Tracer | null;
+    if (f !== null) {
+      backend = f.backend;
+      if (c.backward && !backend.autograd) return;
+      tracer = f.tracer;
+      if (f.capture !== null) {
+        try {
+          f.capture.kernel(c, c.gradDepth > 0 || c.backward);
+        } catch (e) {
+          f.capture = null;
+          warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
+        }
+      }
+    } else {
+      // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
+      if (this.tape === null || !c.backward || engine().state.activeTape !== this.tape) return;
+      backend = this.tapeBackend!;
+      tracer = getTracer();
+    }
+    if (tracer === null) return;
+    const ts = Math.floor(c.start);
+    const dur = Math.floor(c.end) - ts;
+    const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
+    const ctx = backend.contextArgs;
+    if (ctx === null) tracer.emitShaped(this.shapeFor(tracer, c.kernelName), ts, dur, grad, 'call_function', typesText(c.inputs), typesText(c.outputs));
+    else tracer.emit(`function.${c.kernelName}`, CAT, ts, dur, { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs), ...ctx });
+  };
+
+  /** Runs one compiled call: its span, its kernels' events, and a graph capture when the guard is new. */
+  call(state: CompiledState, fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]): unknown {
+    const backend = state.backend;
+    let sig = '';
+    let capture: GraphCapture | null = null;
+    try {
+      sig = inputSignature(args);
+      const guard = state.guards.get(sig);
+      if (guard === undefined || guard.dynamic) capture = new GraphCapture(this.placeholders(state, args), this.params());
+    } catch (e) {
+      warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
+    }
+    const f = this.begin(backend, capture);
+    const t = f.tracer;
+    const gradEnabled = engine().state.gradientDepth > 0 ? 1 : 0;
+    const span = t?.enter();
+    let result: unknown;
+    let ok = false;
+    try {
+      result = fn.apply(self, args);
+      ok = true;
+      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+        warnOnce('async', `dynamo: ${state.name} returned a promise: only its synchronous part is traced (tfjs kernels run synchronously; compile the sync model call instead)`);
+      }
+      return result;
+    } finally {
+      this.end(f);
+      if (t !== null && span !== undefined) {
+        const a: Record<string, unknown> = { op: 'call', target: state.name, grad_enabled: gradEnabled };
+        if (backend.contextArgs !== null) Object.assign(a, backend.contextArgs);
+        t.exit(span, `${backend.name}.${state.name}`, CAT, a as Args);
+      }
+      if (ok && f.capture !== null) this.keep(state, sig, f.capture, result);
+    }
+  }
+
+  private placeholders(state: CompiledState, args: unknown[]): { name: string; tensor: TensorInfoLike }[] {
+    const out: { name: string; tensor: TensorInfoLike }[] = [];
+    args.forEach((a, i) => {
+      for (const { path, tensor } of flattenTensors(a, state.argNames[i] ?? `arg${i}`)) out.push({ name: path, tensor });
+    });
+    return out;
+  }
+
+  /** dataId → name of every registered variable (model weights included), as get_attr targets. */
+  private params(): Map<object, string> {
+    const m = new Map<object, string>();
+    const vars = engine().state.registeredVariables ?? {};
+    for (const name in vars) {
+      const v = vars[name];
+      if (v != null) m.set(v.dataId, name);
+    }
+    return m;
+  }
+
+  private keep(state: CompiledState, sig: string, capture: GraphCapture, result: unknown): void {
+    try {
+      const parts = capture.finish(flattenTensors(result, 'out').map((r) => r.tensor));
+      let guard = state.guards.get(sig);
+      if (guard === undefined) {
+        guard = { fingerprints: new Set(), dynamic: false };
+        state.guards.set(sig, guard);
+      }
+      if (parts.length > 1) guard.dynamic = true;
+      for (const p of parts) {
+        const g = new Graph(state.name, -1, sig, p.nodes, p.partition);
+        const fp = g.fingerprint();
+        if (guard.fingerprints.has(fp)) continue;
+        guard.fingerprints.add(fp);
+        state.backend.addGraph((index) => new Graph(state.name, index, sig, p.nodes, p.partition));
+      }
+    } catch (e) {
+      warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
+    }
+  }
+}
+
+const RUNTIME_KEY = Symbol.for('dftracer.dynamo.runtime');
+
+/** One per process, shared by the ESM and CJS copies of this package. */
+export function runtime(): Runtime {
+  const g = globalThis as { [RUNTIME_KEY]?: Runtime };
+  return (g[RUNTIME_KEY] ??= new Runtime());
+}
+
+export { warnOnce, message };

@@ -1,0 +1,90 @@
+import type { TensorInfoLike } from '@dftracer/core';
+
+/** A tensor's type as the graph and the events show it: `float32[1,32,32,3]`. */
+export interface TensorMeta {
+  readonly shape: readonly number[];
+  readonly dtype: string;
+}
+
+const DTYPE_BYTES: Readonly<Record<string, number>> = { float32: 4, int32: 4, bool: 1, complex64: 8, float16: 2, int64: 8, string: 0 };
+
+/** Bytes per element of a tfjs dtype (strings have no fixed size: 0). */
+export function dtypeBytes(dtype: string): number {
+  return DTYPE_BYTES[dtype] ?? 4;
+}
+
+export function numel(shape: readonly number[]): number {
+  let n = 1;
+  for (let i = 0; i < shape.length; i++) n *= shape[i]!;
+  return n;
+}
+
+export function tensorBytes(t: TensorMeta): number {
+  return numel(t.shape) * dtypeBytes(t.dtype);
+}
+
+export function typeText(t: TensorMeta): string {
+  return `${t.dtype}[${t.shape.join(',')}]`;
+}
+
+/** Kernel inputs or outputs as one short string, e.g. `float32[1,30,30,16], float32[16]`. */
+export function typesText(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>): string {
+  let s = '';
+  if (Array.isArray(ts)) {
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i] as TensorInfoLike;
+      s += (i === 0 ? '' : ', ') + t.dtype + '[' + t.shape.join(',') + ']';
+    }
+    return s;
+  }
+  for (const k in ts) {
+    const t = (ts as Record<string, TensorInfoLike | undefined>)[k];
+    if (t == null) continue;
+    s += (s === '' ? '' : ', ') + t.dtype + '[' + t.shape.join(',') + ']';
+  }
+  return s;
+}
+
+/** A tfjs Tensor (or anything shaped like one), without importing tfjs's class. */
+export function isTensor(v: unknown): v is TensorInfoLike & { readonly id: number } {
+  if (v === null || typeof v !== 'object') return false;
+  const t = v as { dataId?: unknown; shape?: unknown; dtype?: unknown };
+  return t.dataId != null && Array.isArray(t.shape) && typeof t.dtype === 'string';
+}
+
+/** Every tensor in a value (a tensor, arrays and plain objects of them), in order, with its path. */
+export function flattenTensors(v: unknown, path: string, out: { path: string; tensor: TensorInfoLike }[] = [], depth = 0): { path: string; tensor: TensorInfoLike }[] {
+  if (isTensor(v)) out.push({ path, tensor: v });
+  else if (depth < 4 && Array.isArray(v)) v.forEach((x, i) => flattenTensors(x, `${path}_${i}`, out, depth + 1));
+  else if (depth < 4 && v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    for (const [k, x] of Object.entries(v)) flattenTensors(x, `${path}_${k}`, out, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * The guard of a compiled call, as Dynamo's: tensors by dtype and shape, other arguments by value
+ * (a new batch size or a different flag is a new graph). Kept short: only what changes a graph.
+ */
+export function inputSignature(args: readonly unknown[]): string {
+  let s = '';
+  for (let i = 0; i < args.length; i++) s += (i === 0 ? '' : '|') + valueSignature(args[i], 0);
+  return s;
+}
+
+function valueSignature(v: unknown, depth: number): string {
+  if (isTensor(v)) return typeText(v);
+  if (v === null || v === undefined) return String(v);
+  const t = typeof v;
+  if (t === 'number' || t === 'boolean' || t === 'bigint') return String(v);
+  if (t === 'string') return JSON.stringify(v);
+  if (t === 'function') return 'fn';
+  if (depth >= 3) return '…';
+  if (Array.isArray(v)) return `[${v.map((x) => valueSignature(x, depth + 1)).join(',')}]`;
+  if (Object.getPrototypeOf(v) === Object.prototype) {
+    return `{${Object.entries(v as object)
+      .map(([k, x]) => `${k}:${valueSignature(x, depth + 1)}`)
+      .join(',')}}`;
+  }
+  return (v as object).constructor?.name ?? 'object';
+}
