@@ -1,6 +1,7 @@
 /**
  * The demo: trains a small CNN with TensorFlow.js on an image dataset read from real files, traced
- * into ONE DFTracer file (file I/O, data loading, training phases), then reads the trace back with
+ * into ONE DFTracer file (file I/O, data loading, training phases, every tfjs kernel through a dynamo
+ * backend, profiled steps through the profiler), then reads the trace back with
  * the analyzer: where the time went, top files and kernels, and an HTML report.
  *
  *   npx -y pnpm@9 demo            (from the repository root; DFTRACER_LOG_FILE picks the trace's path)
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
+import { compile, createBackend } from '@dftracer/dynamo';
 import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
 import { analyze } from './lib/analyze.js';
 import { pickBackend } from './lib/backend.js';
@@ -52,7 +54,7 @@ const test = new DataLoader(new ImageDataset(join(images, 'test')), BATCH, false
 const model = buildCnn();
 const optimizer = tf.train.adam(0.005);
 
-function trainStep({ xs, ys }: Batch, epoch: number, step: number): number {
+function trainStep(model: tf.LayersModel, { xs, ys }: Batch, epoch: number, step: number): number {
   // variableGrads runs the forward pass on the tape, then the backward pass.
   const { value, grads } = compute.backward.run(() => tf.variableGrads(() => compute.forward.run(() => lossOf(model, xs, ys), { epoch, step })), { epoch, step });
   compute.step.run(() => optimizer.applyGradients(grads as Parameters<typeof optimizer.applyGradients>[0]), { epoch, step });
@@ -61,7 +63,7 @@ function trainStep({ xs, ys }: Batch, epoch: number, step: number): number {
   return loss;
 }
 
-async function evaluate(epoch: number): Promise<number> {
+async function evaluate(model: tf.LayersModel, epoch: number): Promise<number> {
   return pipeline.evaluate.run(async () => {
     let right = 0;
     for await (const { xs, ys } of fetch.iter(test.batches(), { name: 'fetch' })) {
@@ -84,15 +86,19 @@ const profiler = profile({
 await pipeline.train.run(async () => {
   for (let epoch = 1; epoch <= EPOCHS; epoch++) {
     const progress = new Progress(`epoch ${epoch}/${EPOCHS}`, train.steps);
+    // A dynamo backend per epoch: every kernel of the model, forward and backward, with epoch and step.
+    const backend = createBackend({ name: 'cnn', epoch, autograd: true });
+    const compiled = compile(model, { backend });
     await pipeline.epoch.run(async () => {
       let step = 0;
       let loss = 0;
       for await (const batch of fetch.iter(train.batches(epoch), { name: 'fetch' })) {
-        loss = trainStep(batch, epoch, ++step);
+        backend.update({ step: ++step });
+        loss = trainStep(compiled, batch, epoch, step);
         profiler.step();
         progress.update(step, `loss ${loss.toFixed(3)}`);
       }
-      const acc = await evaluate(epoch);
+      const acc = await evaluate(compiled, epoch);
       progress.done(`loss ${loss.toFixed(3)}, held-out accuracy ${(acc * 100).toFixed(1)} %`);
     }, { epoch });
   }

@@ -17,7 +17,11 @@ describe('demo', () => {
 
   it('holds POSIX, data, dataloader, compute and pipeline events', () => {
     const cats = new Set(run.events.map((e) => e.cat));
-    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline', 'PP']) expect(cats).toContain(c);
+    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline', 'dynamo', 'PP']) expect(cats).toContain(c);
+    // dynamo: the model's kernels forward and backward, with the epoch of their backend
+    const dynamo = ofCat(run.events, 'dynamo');
+    expect(named(dynamo, 'function.Conv2DBackpropFilter').length).toBeGreaterThanOrEqual(2 * 64 * 2);
+    expect(new Set(dynamo.map((e) => e.args?.epoch))).toEqual(new Set([1, 2]));
     // two profiled cycles of four active steps each
     expect(run.events.filter((e) => e.name.startsWith('ProfilerStep#'))).toHaveLength(8);
     expect(ofCat(run.events, 'PP').some((e) => e.name === 'Conv2DBackpropFilter')).toBe(true);

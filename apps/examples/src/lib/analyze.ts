@@ -52,7 +52,9 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   console.log(`\ntop files (of ${s.files.length})`);
   for (const f of s.files.slice(0, top)) console.log(`  ${kib(f.bytes_read).padStart(10)} read in ${String(f.reads).padStart(3)} calls  ${ms(f.io_us).padStart(9)}  ${f.file}`);
 
-  const kernels = s.by_name.filter((n) => n.cat === 'dynamo' || n.cat === 'PP').sort((a, b) => b.total_us - a.total_us);
+  // dynamo's kernel events (function.<Kernel>), else the profiler's
+  const dynamoKernels = s.by_name.filter((n) => n.cat === 'dynamo' && n.name.startsWith('function.'));
+  const kernels = (dynamoKernels.length > 0 ? dynamoKernels : s.by_name.filter((n) => n.cat === 'PP')).sort((a, b) => b.total_us - a.total_us);
   const compute = kernels.length > 0 ? kernels : s.by_name.filter((n) => n.cat === 'compute').sort((a, b) => b.total_us - a.total_us);
   console.log(kernels.length > 0 ? '\ntop kernels' : '\ntop compute events');
   for (const n of compute.slice(0, top)) console.log(`  ${ms(n.total_us).padStart(10)}  ${String(n.count).padStart(6)} calls  ${n.cat}/${n.name}`);
