@@ -398,11 +398,11 @@ function asText(v: unknown): string {
 }
 
 /**
- * One metadata record line (`ph: "M"`): `name` and `value` JSON-escaped, and, like events, cut
+ * One metadata record line (`ph: "M"`) with its id: `name` and `value` JSON-escaped, and, like events, cut
  * (value first, then name) with the …[truncated N chars] marker when the line would exceed 16 KiB.
  */
-export function metadataLine(kind: string, pid: number, tid: number, hhash: string, name: unknown, value: unknown, onCut?: (count: number) => void): string {
-  const head = `{"name":${jsonString(kind)},"cat":"dftracer","pid":${pid},"tid":${tid},"ph":"M","args":{"hhash":"${hhash}","name":`;
+export function metadataLine(kind: string, id: number, pid: number, tid: number, hhash: string, name: unknown, value: unknown, onCut?: (count: number) => void): string {
+  const head = `{"id":${id},"name":${jsonString(kind)},"cat":"dftracer","pid":${pid},"tid":${tid},"ph":"M","args":{"hhash":"${hhash}","name":`;
   const n = asText(name);
   const v = asText(value);
   let line = `${head}${jsonString(n)},"value":${jsonString(v)}}}\n`;

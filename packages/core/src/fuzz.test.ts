@@ -131,6 +131,7 @@ describe('fuzzed names, categories, args and metadata', () => {
     const raw = gunzipSync(readFileSync(traceFiles(dir)[0]!));
     const lines = raw.toString('utf8').split('\n');
     expect(lines.pop()).toBe('');
+    expect(lines.pop()).toBe(']');
     expect(lines[0]).toBe('[');
     const parsed = lines.slice(1).map((l, i) => {
       expect(Buffer.byteLength(l) + 1, `line ${i + 2} is too long`).toBeLessThanOrEqual(MAX_LINE);

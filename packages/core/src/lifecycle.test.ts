@@ -72,7 +72,7 @@ describe('initializeLog / finalize in a real process', () => {
     const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_WRITE_BUFFER_SIZE: String(192 * 1000), EXTRA: '4000', LOG_FILE: join(dir, 'batches') });
     expect(r.status).toBe(0);
     const file = traceFiles(dir)[0]!;
-    const counts = walkGzipMembers(readFileSync(file)).members.map((m) => m.split('\n').filter((l) => l.startsWith('{"id":')).length);
+    const counts = walkGzipMembers(readFileSync(file)).members.map((m) => m.split('\n').filter((l) => l.startsWith('{"id":') && l.includes(',"ph":"X"')).length);
     const full = counts.findIndex((n) => n > 256);
     expect(full).toBeGreaterThan(0);
     expect(counts.slice(0, full)).toContain(256);

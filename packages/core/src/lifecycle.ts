@@ -6,7 +6,6 @@ import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from './clock.js';
 import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
-import { jsonString } from './event-buffer.js';
 import { dftHash } from './hash.js';
 import { guardCloses } from './fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';
@@ -176,6 +175,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       state.ownsFile = false;
       const file = TraceFile.join(inherited.shared);
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
+      tracer.announceThread();
     } else {
       state.ownsFile = true;
       state.initCount++;
@@ -213,15 +213,19 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   return loggerFor(tracer);
 }
 
+/**
+ * The `[` line, then upstream's preamble (HH, thread_name, FH of the cwd, SH of the command and of
+ * the executable) and `start`, each record with the next id. The `[` goes first even when a tiny
+ * DFTRACER_WRITE_BUFFER_SIZE flushes after every record.
+ */
 function writeHeader(t: ThreadTracer, hostname: string): void {
   const pid = t.identity.pid;
   const exec = execName();
   const cmd = process.argv.join(';');
-  t.prepend(
-    '[\n' +
-      `{"name":"HH","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(hostname)},"value":"${t.hostHash}"}}\n` +
-      `{"name":"process_name","cat":"dftracer","pid":${pid},"tid":${t.identity.tid},"ph":"M","args":{"hhash":"${t.hostHash}","name":${jsonString(`${exec} (${pid})`)},"value":"process_name"}}\n`,
-  );
+  t.prepend('[\n');
+  t.meta('HH', t.identity.tid, hostname, t.hostHash);
+  t.meta('process_name', t.identity.tid, `${exec} (${pid})`, 'process_name');
+  t.announceThread();
   const cwd = t.hashFile(currentDir());
   const cmdHash = t.hashString(cmd);
   const execHash = t.hashString(exec);
@@ -332,10 +336,12 @@ export function finalize(): void {
       // Other threads stop writing here: `end` is the last line and num_events exact.
       if (ownsFile) t.file.seal();
       if (ownsFile && t.active) {
-        const numEvents = t.file.load(3);
+        // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
+        const numEvents = t.recordsWritten();
         t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
       }
       t.flush();
+      if (ownsFile && t.active) t.closeArray();
     }
   } catch (e) {
     t.log('WARN', `finalize could not write the last events: ${(e as Error)?.message ?? String(e)}`);

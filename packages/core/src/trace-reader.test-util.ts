@@ -223,7 +223,9 @@ function parseLines(file: string, text: string): Trace {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   if (lines[0] !== '[') throw new Error(`${file}: first line is ${JSON.stringify(lines[0])}, not "["`);
-  const events = lines.slice(1).map((l, i) => {
+  // finalize() closes the array with a `]` line; a killed process leaves none
+  const body = lines[lines.length - 1] === ']' ? lines.slice(1, -1) : lines.slice(1);
+  const events = body.map((l, i) => {
     try {
       return JSON.parse(l) as TraceEvent;
     } catch (e) {
@@ -237,6 +239,7 @@ function parseLines(file: string, text: string): Trace {
 export function traceProblems(t: Trace): string[] {
   const problems: string[] = [];
   const byId = new Map<number, TraceEvent>();
+  const metaIds = new Set<number>();
   for (const e of t.complete) {
     if (byId.has(e.id!)) problems.push(`duplicate id ${e.id}`);
     byId.set(e.id!, e);
@@ -245,7 +248,12 @@ export function traceProblems(t: Trace): string[] {
     if (keys !== want) problems.push(`field order of ${e.name}: ${keys}`);
     if (!Number.isInteger(e.ts) || !Number.isInteger(e.dur) || e.dur! < 0) problems.push(`bad ts/dur on ${e.name}`);
   }
-  for (const e of t.meta) if (Object.keys(e).join(',') !== 'name,cat,pid,tid,ph,args') problems.push(`metadata field order ${Object.keys(e).join(',')}`);
+  for (const e of t.meta) {
+    if (Object.keys(e).join(',') !== 'id,name,cat,pid,tid,ph,args') problems.push(`metadata field order ${Object.keys(e).join(',')}`);
+    if (byId.has(e.id!) || metaIds.has(e.id!)) problems.push(`duplicate id ${e.id} (metadata ${e.name})`);
+    metaIds.add(e.id!);
+  }
+  if (t.lines.length > 1 && t.lines[t.lines.length - 1] !== ']' && t.events[t.events.length - 1]?.name === 'end') problems.push('no closing "]" after end');
   const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args!.value));
   for (const e of t.complete) {
     const a = e.args;
@@ -281,10 +289,11 @@ export function traceProblems(t: Trace): string[] {
       open.push(end);
     }
   }
-  const end = t.complete[t.complete.length - 1];
+  // num_events counts every record before `end`, metadata included (upstream's count)
+  const end = t.events[t.events.length - 1];
   if (end?.name === 'end' && end.args !== undefined) {
-    const before = t.complete.length - 1;
-    if (end.args?.num_events !== before) problems.push(`end.num_events ${String(end.args?.num_events)} but ${before} events before it`);
+    const before = t.events.length - 1;
+    if (end.args?.num_events !== before) problems.push(`end.num_events ${String(end.args?.num_events)} but ${before} records before it`);
   }
   return problems;
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
 import { underPrefix } from './config.js';
@@ -6,7 +7,8 @@ import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
 import { BatchEncoder } from './batch-encoder.js';
 import { HashTable, dftHash } from './hash.js';
-import { ID_SLOT, type TraceFile } from './trace-file.js';
+import { COUNT_SLOT, ID_SLOT, type TraceFile } from './trace-file.js';
+import { cleanTime, isCleanTime } from './times.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from './writer-thread.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from './types.js';
@@ -75,6 +77,10 @@ export class ThreadTracer implements Tracer {
   private sentKeys = 0;
   private sentStrs = 0;
   private pendingMeta = '';
+  /** Metadata records in pendingMeta: they count in `end.num_events` once written. */
+  private pendingMetaCount = 0;
+  /** A bad time from a plugin has been reported (once per thread, at DEBUG). */
+  private timesReported = false;
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
   private readonly warned = new Set<string>();
@@ -129,7 +135,11 @@ export class ThreadTracer implements Tracer {
         this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
       },
     };
-    this.nameTid(identity.tid, identity.threadName);
+  }
+
+  /** The `thread_name` record of this thread's own track (after the header, for the file's creator). */
+  announceThread(): void {
+    this.nameTid(this.identity.tid, this.identity.threadName);
   }
 
   now(): number {
@@ -240,7 +250,8 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- Tracer
 
   enter(options?: EnterOptions): SpanState {
-    const start = options?.start ?? nowUs();
+    let start = options?.start ?? nowUs();
+    if (!isCleanTime(start)) start = this.badTime('enter', 'start', start, nowUs());
     this.resolveParent();
     const id = this.nextId();
     const level = this.pLevel + 1;
@@ -269,7 +280,10 @@ export class ThreadTracer implements Tracer {
   }
 
   exit(span: Span, name: string, cat: string, args?: Args, end?: number): void {
-    this.exitKind(span as SpanState, this.interner.kind(name, cat), args, end ?? nowUs());
+    let e = end ?? nowUs();
+    if (!isCleanTime(e)) e = this.badTime('exit', 'end', e, nowUs());
+    if (e < span.start && (span as SpanState).open) this.badTime('exit', 'end', e, 0, `before the span's start ${span.start}`);
+    this.exitKind(span as SpanState, this.interner.kind(name, cat), args, e);
   }
 
   exitKind(span: SpanState, kind: number, args?: Args, end: number = nowUs()): void {
@@ -340,6 +354,10 @@ export class ThreadTracer implements Tracer {
   }
 
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    if (!(isCleanTime(ts) && isCleanTime(dur))) {
+      ts = isCleanTime(ts) ? ts : this.badTime('emit', 'ts', ts, nowUs());
+      dur = isCleanTime(dur) ? dur : this.badTime('emit', 'dur', dur, 0);
+    }
     this.emitKind(this.interner.kind(name, cat), ts, dur, args);
   }
 
@@ -369,6 +387,10 @@ export class ThreadTracer implements Tracer {
 
   emitShaped(shape: EventShape, ts: number, dur: number, v0?: ArgValue, v1?: ArgValue, v2?: ArgValue, v3?: ArgValue): void {
     if (!(shape >= 0 && shape < this.shapeCount)) throw new RangeError(`emitShaped: ${String(shape)} is not a shape of this tracer (Tracer.shape makes them)`);
+    if (!(isCleanTime(ts) && isCleanTime(dur))) {
+      ts = isCleanTime(ts) ? ts : this.badTime('emitShaped', 'ts', ts, nowUs());
+      dur = isCleanTime(dur) ? dur : this.badTime('emitShaped', 'dur', dur, 0);
+    }
     this.resolveParent();
     const id = this.nextId();
     if (!this.active) {
@@ -408,6 +430,21 @@ export class ThreadTracer implements Tracer {
     if (LOG_ORDER[level] <= LOG_ORDER[this.config.logLevel]) writeDiagnostic(`dftracer: ${level}: ${message}\n`);
   }
 
+  /** The integer written for a bad time from a plugin (times.ts), said once per thread at DEBUG. */
+  private badTime(call: string, field: string, t: unknown, fallback: number, why = 'not a non-negative integer'): number {
+    if (!this.timesReported) {
+      this.timesReported = true;
+      let shown: string;
+      try {
+        shown = String(t);
+      } catch {
+        shown = typeof t;
+      }
+      this.log('DEBUG', `${call}: ${field} ${shown} is ${why} (µs); written as an integer (non-finite: now or 0, fractions floored, negative durations 0). Later cases are not reported.`);
+    }
+    return cleanTime(t, fallback);
+  }
+
   warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
@@ -436,10 +473,14 @@ export class ThreadTracer implements Tracer {
     if (b.full) this.flush();
   }
 
-  /** A metadata record: written with the next flush, no id and no ts (DFTracer layout). */
+  /**
+   * A metadata record: written with the next flush, no ts; it takes the next id of the file's one
+   * sequence and counts in `end.num_events`, as upstream's records do.
+   */
   meta(name: string, tid: number, argName: string, value: string): void {
     if (!this.active) return;
-    this.pendingMeta += metadataLine(name, this.identity.pid, tid, this.hostHash, argName, value, this.fmt.onTruncated);
+    this.pendingMeta += metadataLine(name, this.nextId(), this.identity.pid, tid, this.hostHash, argName, value, this.fmt.onTruncated);
+    this.pendingMetaCount++;
     if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
   }
 
@@ -448,9 +489,21 @@ export class ThreadTracer implements Tracer {
     this.meta('thread_name', tid, name, String(tid));
   }
 
-  /** Text that must precede everything else this thread writes (the `[` line and the header). */
+  /** Text that must precede everything else this thread writes (the `[` line); not a record. */
   prepend(text: string): void {
     this.pendingMeta = text + this.pendingMeta;
+  }
+
+  /** The `]` line that closes the array after `end`, as upstream writes it; its own gzip member. */
+  closeArray(): void {
+    const text = ']\n';
+    const f = this.file.shared;
+    this.file.write(f.compression ? gzipSync(text, { level: f.level }) : Buffer.from(text), 0);
+  }
+
+  /** Records written to the file so far, metadata included (what `end.num_events` says). */
+  recordsWritten(): number {
+    return this.file.load(COUNT_SLOT);
   }
 
   /** Moves formatting, gzip and writing of this thread's events to a writer thread. */
@@ -502,7 +555,9 @@ export class ThreadTracer implements Tracer {
     const n = this.buf.count;
     if (n === 0 && this.pendingMeta === '') return;
     const meta = this.pendingMeta;
+    const metaCount = this.pendingMetaCount;
     this.pendingMeta = '';
+    this.pendingMetaCount = 0;
     const w = this.writer;
     if (w !== null) {
       if (!w.failed) {
@@ -516,6 +571,7 @@ export class ThreadTracer implements Tracer {
           newKeys: keys.slice(this.sentKeys),
           newStrs: strs.slice(this.sentStrs),
           count: n,
+          metaCount,
           argCount: buf.argCount,
           // Only the arrays: cloning the buffer object would copy its whole args array.
           columns: { kind: buf.kind, id: buf.id, tid: buf.tid, ts: buf.ts, dur: buf.dur, level: buf.level, pidx: buf.pidx, argEnd: buf.argEnd, argKey: buf.argKey, argTag: buf.argTag, argNum: buf.argNum },
@@ -549,7 +605,7 @@ export class ThreadTracer implements Tracer {
     } finally {
       this.emptyBuffer(n);
     }
-    const ok = this.file.write(bytes, n);
+    const ok = this.file.write(bytes, n + metaCount);
     this.batches.here++;
     if (ok) {
       this.written += n;

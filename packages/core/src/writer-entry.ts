@@ -42,7 +42,7 @@ parentPort!.on('message', (b: WriterBatch) => {
   let ok = false;
   try {
     const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-    ok = file.write(encoder.encode(b.meta, cols), b.count);
+    ok = file.write(encoder.encode(b.meta, cols), b.count + b.metaCount);
   } finally {
     markDone(progress, ok ? b.count : 0, file.failed !== null);
   }

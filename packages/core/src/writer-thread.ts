@@ -33,6 +33,8 @@ export interface WriterBatch {
   readonly newKeys: readonly string[];
   readonly newStrs: readonly string[];
   readonly count: number;
+  /** Metadata records in `meta`: counted with the events in `end.num_events`. */
+  readonly metaCount: number;
   readonly argCount: number;
   readonly columns: Columns;
   readonly argObj: readonly string[];

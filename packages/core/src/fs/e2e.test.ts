@@ -58,7 +58,8 @@ function parse(file: string): Trace {
   const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   expect(lines[0]).toBe('[');
-  const events = lines.slice(1).map((l) => JSON.parse(l) as TraceEvent);
+  expect(lines[lines.length - 1]).toBe(']');
+  const events = lines.slice(1, -1).map((l) => JSON.parse(l) as TraceEvent);
   return { lines, events, complete: events.filter((e) => e.ph === 'X'), meta: events.filter((e) => e.ph === 'M') };
 }
 
