@@ -52,7 +52,7 @@ describe('dftracer CLI', () => {
     const good = writeSyntheticTrace({ path: join(dir, 'good.pfw.gz'), events: 50_000, memberBytes: 64 * 1024 }).path;
     const ok = run('validate', '--threads', '2', good);
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/^valid: 1 file, 50,000 events, no problems \(.+\)\n$/);
+    expect(ok.out).toMatch(/^valid: 1 file, 50,000 events and [\d,]+ metadata records checked, no problems \(.+\)\n$/);
 
     const bad = writeSmallTrace(join(dir, 'bad.pfw.gz'), 'unknown-fhash');
     const junk = join(dir, 'junk.pfw');
@@ -66,7 +66,12 @@ describe('dftracer CLI', () => {
     const unfinished = writeSmallTrace(join(dir, 'killed.pfw.gz'), 'unfinished');
     const u = run('validate', unfinished.path);
     expect(u.code).toBe(0);
-    expect(u.out).toMatch(/^valid: .*; 1 unfinished: killed\.pfw\.gz \(unfinished: no "end" event for pid 4242/);
+    expect(u.out).toMatch(/^killed\.pfw\.gz: warning: unfinished: no "end" event for pid 4242/);
+    expect(u.out).toMatch(/\nvalid: 1 file, .*, no problems, 1 warning \(/);
+    const strict = run('validate', '--strict', unfinished.path);
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(/killed\.pfw\.gz:\d+: strict: unfinished: no "end" event/);
+    expect(strict.out).toMatch(/invalid: 1 problem in 1 of 1 file \(strict 1\), 1 warning; 10 events and 10 metadata records checked/);
 
     const json = run('validate', '--json', bad.path);
     expect(json.code).toBe(1);
@@ -80,10 +85,16 @@ describe('dftracer CLI', () => {
       writeSmallTrace(join(tree, 'deeper', 'b.pfw.gz'));
       const r = run('validate', tree);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/^valid: 2 files, 22 events/);
+      expect(r.out).toMatch(/^valid: 2 files, 22 events and 20 metadata records checked, no problems \(/);
       writeFileSync(join(tree, 'notes.txt'), 'ignored: not a trace name');
       expect(run('validate', tree).code).toBe(0);
       expect(run('validate', `${tree}/**/*.pfw.gz`).out).toMatch(/^valid: 1 file, 11 events/);
+      // --max-problems caps problem and warning lines alike
+      writeSmallTrace(join(tree, 'c.pfw'), 'unfinished');
+      writeSmallTrace(join(tree, 'd.pfw'), 'unfinished');
+      const capped = run('validate', '--max-problems', '1', tree);
+      expect(capped.out.split('\n').filter((l) => l.includes(': warning: '))).toHaveLength(1);
+      expect(capped.out).toMatch(/… 1 more lines \(--max-problems N to see more\)/);
     } finally {
       done();
     }

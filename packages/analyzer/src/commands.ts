@@ -27,6 +27,18 @@ function intFlag(values: Values, name: string, def: number, min = 0): number {
   return n;
 }
 
+/** A comma-separated list (`--compute-cats io_wait,train`), or undefined when not given. */
+function listFlag(values: Values, name: string): string[] | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const items = String(v)
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  if (items.length === 0) throw new UsageError(`--${name} needs a comma-separated list of categories (got "${String(v)}")`);
+  return items;
+}
+
 function sizeFlag(values: Values, name: string): string | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
@@ -58,23 +70,37 @@ const validate: Command = {
   summary: 'check traces: layout, nesting, hashes, end.num_events, overlapping slices',
   help: `Usage: dftracer validate [options] FILE… | DIR | GLOB
 
-Checks each trace against the DFTracer E2 layout and reports every kind of problem found, with
+Checks each trace against the DFTracer layout and reports every kind of problem found, with
 file and line: the "[" header and one JSON object per line with fields in order; unique ids;
 p_idx naming an enclosing event (and level = parent's + 1); every fhash/hhash/*_hash resolved
 by FH/HH/SH metadata; start first and end last with a correct num_events; no partially
-overlapping slices on one pid/tid; truncated or corrupt gzip. A trace without its end event
-(a killed process) is valid but reported as unfinished.
+overlapping slices on one pid/tid; truncated or corrupt gzip.
+
+Every layout DFTracer has written is accepted: numbers as strings (2023), integer hashes and a
+closing "]" without newline (2024), 16-hex hashes (2025), num_events counting metadata or not.
+What is genuine in upstream traces but worth knowing is a warning: a trace without its end
+event (a killed process), an older layout, ids used twice by a fork child, a p_idx naming a
+parent still open at finalize. --strict makes warnings errors.
 
 Exit status: 0 when every file is valid, 1 when any problem is found, 2 for usage errors.
 
 Options:
-  --max-problems N   problem lines to print (default 20; the count of each kind is always shown)
+  --strict           warnings are errors: the file must be exactly the layout dftracer.js writes
+  --max-problems N   problem and warning lines to print (default 20; each kind's count is
+                     always in the verdict)
   --threads N        worker threads that scan in parallel (default: none on 1–2 cores, where
                      decompression and checking already use both; else one per extra core)
   --json             print the full report as JSON
   -q, --quiet        print only the verdict line
   -h, --help         this help`,
-  options: { ...HELP_FLAG, 'max-problems': { type: 'string' }, threads: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' } },
+  options: {
+    ...HELP_FLAG,
+    strict: { type: 'boolean' },
+    'max-problems': { type: 'string' },
+    threads: { type: 'string' },
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+  },
   async run(values, positionals) {
     const files = resolveInputs(positionals);
     const maxLines = intFlag(values, 'max-problems', 20);
@@ -86,6 +112,7 @@ Options:
     let currentFile = '';
     const report = await validateFiles(files, {
       ...(threads !== undefined ? { threads } : {}),
+      strict: values.strict === true,
       onProgress: (file, n) => {
         if (file !== currentFile) {
           before += current;
@@ -102,49 +129,41 @@ Options:
       return report.problems > 0 ? 1 : 0;
     }
     const bad = report.files.filter((f) => f.problems.length > 0);
-    const rate = report.seconds > 0 ? `, ${fmtCount(report.events / report.seconds)} events/s` : '';
+    const records = report.events + report.metadata;
+    const rate = report.seconds > 0 ? `, ${fmtCount(records / report.seconds)} records/s` : '';
     const timing = `${report.seconds.toFixed(report.seconds < 10 ? 2 : 1)} s${rate}`;
     const nFiles = `${files.length} file${files.length === 1 ? '' : 's'}`;
-    if (bad.length === 0) {
-      const unfinished = report.files.filter((f) => f.warnings.length > 0);
-      const note =
-        unfinished.length > 0
-          ? `; ${unfinished.length} unfinished: ${unfinished
-              .slice(0, 3)
-              .map((f) => `${display(f.file)} (${f.warnings[0]})`)
-              .join(', ')}${unfinished.length > 3 ? ', …' : ''}`
-          : '';
-      process.stdout.write(`valid: ${nFiles}, ${fmtCount(report.events)} events, no problems (${timing})${note}\n`);
-      return 0;
-    }
+    const checked = `${fmtCount(report.events)} event${report.events === 1 ? '' : 's'} and ${fmtCount(report.metadata)} metadata record${report.metadata === 1 ? '' : 's'} checked`;
+    const nWarnings = report.warnings > 0 ? `, ${fmtCount(report.warnings)} warning${report.warnings === 1 ? '' : 's'}` : '';
     if (!values.quiet) {
+      // problem lines first, then warnings, --max-problems lines in all
       let printed = 0;
       let omitted = 0;
+      const line = (text: string, count = 1) => {
+        if (printed < maxLines) {
+          process.stdout.write(`${text}\n`);
+          printed++;
+        } else omitted += count;
+      };
       for (const f of bad) {
         for (const g of f.problems) {
-          for (const ex of g.examples) {
-            if (printed < maxLines) {
-              process.stdout.write(`${display(f.file)}:${ex.line}: ${g.kind}: ${ex.message}\n`);
-              printed++;
-            } else omitted++;
-          }
+          for (const ex of g.examples) line(`${display(f.file)}:${ex.line}: ${g.kind}: ${ex.message}`);
           const unseen = g.count - g.examples.length;
-          if (unseen > 0) {
-            if (printed < maxLines) {
-              process.stdout.write(`${display(f.file)}: ${g.kind}: … and ${fmtCount(unseen)} more\n`);
-              printed++;
-            } else omitted += unseen;
-          }
+          if (unseen > 0) line(`${display(f.file)}: ${g.kind}: … and ${fmtCount(unseen)} more`, unseen);
         }
-        for (const w of f.warnings) if (printed < maxLines) process.stdout.write(`${display(f.file)}: warning: ${w}\n`);
       }
-      if (omitted > 0) process.stdout.write(`… ${fmtCount(omitted)} more problem lines (--max-problems N to see more)\n`);
+      if (!values.strict) for (const f of report.files) for (const w of f.warnings) line(`${display(f.file)}: warning: ${w}`);
+      if (omitted > 0) process.stdout.write(`… ${fmtCount(omitted)} more lines (--max-problems N to see more)\n`);
+    }
+    if (bad.length === 0) {
+      process.stdout.write(`valid: ${nFiles}, ${checked}, no problems${nWarnings} (${timing})\n`);
+      return 0;
     }
     const kinds = new Map<string, number>();
     for (const f of bad) for (const g of f.problems) kinds.set(g.kind, (kinds.get(g.kind) ?? 0) + g.count);
     const byKind = [...kinds].map(([k, n]) => `${k} ${fmtCount(n)}`).join(', ');
     process.stdout.write(
-      `invalid: ${fmtCount(report.problems)} problem${report.problems === 1 ? '' : 's'} in ${bad.length} of ${nFiles} (${byKind}); ${fmtCount(report.events)} events checked in ${timing}\n`,
+      `invalid: ${fmtCount(report.problems)} problem${report.problems === 1 ? '' : 's'} in ${bad.length} of ${nFiles} (${byKind})${nWarnings}; ${checked} in ${timing}\n`,
     );
     return 1;
   },
@@ -165,27 +184,32 @@ Wall time; time by category and by name (count, total, mean, p50, p99, max); byt
 written and bandwidth per file (names from FH metadata); time in I/O, in compute and in both at
 once, per process and in total; the top files and the longest events.
 
-I/O is cat POSIX/STDIO (and io names under data/checkpoint/other); the tracer's own "dftracer"
-events are neither; everything else is compute. I/O and compute times are unions of intervals
-over all threads of a process; compute is the self time of compute events (outside their
-children), so a span that encloses I/O computes only outside the calls it waits for. Bytes are
-the ret of read/write calls.
+Time is split as dfanalyzer does, extended for our integrations: I/O is cat POSIX/STDIO (and
+io children of ai categories: io, io.*, *.io, *.io.*); compute is cat compute, dynamo or PP,
+or name compute, cpu or *.compute (DLIO's TorchFramework.compute); the tracer's own "dftracer"
+events are neither; everything else (loop waits, pipeline and epoch spans, readers) is "other",
+its own figure: time inside such spans with neither I/O nor compute. I/O and compute times are
+unions of intervals over all threads of a process; compute is the self time of compute events
+(outside their children). Bytes are the ret of read/write calls.
 
 Options:
   --json             print every figure as JSON (all names and files)
   --top N            rows in the files and longest-events tables (default 10)
+  --compute-cats A,B categories counted as compute besides compute, dynamo and PP
 ${ENGINE_HELP}
   -h, --help         this help`,
-  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, 'compute-cats': { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
   async run(values, positionals) {
     const files = resolveInputs(positionals);
     await assertTraces(files);
     const top = intFlag(values, 'top', 10);
+    const computeCats = listFlag(values, 'compute-cats');
     const progress = new Progress('summary', 100, 'percent');
     const checks = gzipChecks(files);
     const { formatSummary, summarize } = await import('./summary.js');
     const s = await summarize(files, {
       top,
+      ...(computeCats ? { computeCats } : {}),
       ...engineFlags(values),
       onProgress: (p) => progress.update(p),
     });
@@ -413,6 +437,7 @@ Options:
   --max-slices N     slices drawn on the timeline (default 100000)
   --bins N           time bins of the over-time chart (default 400)
   --title TEXT       page title
+  --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --force            overwrite FILE if it exists
 ${ENGINE_HELP}
   -h, --help         this help`,
@@ -422,12 +447,14 @@ ${ENGINE_HELP}
     'max-slices': { type: 'string' },
     bins: { type: 'string' },
     title: { type: 'string' },
+    'compute-cats': { type: 'string' },
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
   },
   async run(values, positionals) {
     const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');
+    const computeCats = listFlag(values, 'compute-cats');
     const files = resolveInputs(positionals);
     await assertTraces(files);
     const { writeReport } = await import('./report.js');
@@ -438,6 +465,7 @@ ${ENGINE_HELP}
       maxSlices: intFlag(values, 'max-slices', 100_000),
       bins: intFlag(values, 'bins', 400, 1),
       ...(typeof values.title === 'string' ? { title: values.title } : {}),
+      ...(computeCats ? { computeCats } : {}),
       onProgress: (p) => progress.update(p),
     });
     progress.done();

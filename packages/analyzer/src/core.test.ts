@@ -76,9 +76,11 @@ describe.skipIf(!existsSync(coreEntry))('traces written by @dftracer/core', () =
     expect(gz).toMatch(/-app\.pfw\.gz$/);
     expect(plain).toMatch(/-app\.pfw$/);
 
-    const v = await validateFiles([gz, plain], { threads: 0 });
+    // exactly our layout: not a warning even under --strict (ids on metadata, num_events, "]")
+    const v = await validateFiles([gz, plain], { threads: 0, strict: true });
     for (const f of v.files) {
       expect(f.problems, f.file).toEqual([]);
+      expect(f.warnings, f.file).toEqual([]);
       expect(f.finished).toBe(true);
     }
 

@@ -248,8 +248,26 @@ export async function readJsonSql(files: string[], columns: Record<string, strin
 export const READ_CALLS = ['read', 'pread', 'pread64', 'readv', 'preadv', 'preadv2', 'fread'];
 export const WRITE_CALLS = ['write', 'pwrite', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'fwrite'];
 
-/** SQL expression: the event's kind, 1 = I/O, 2 = compute, 0 = neither (the tracer's own). */
-export const KIND_SQL = `CASE WHEN cat IN ('POSIX', 'STDIO') OR (cat IN ('data', 'checkpoint', 'other') AND (name = 'io' OR name LIKE 'io.%')) OR name LIKE 'data.io%' OR name LIKE 'checkpoint.io%' THEN 1 WHEN cat = 'dftracer' THEN 0 ELSE 2 END`;
+/** Categories whose events are compute (dfanalyzer's rule, extended for our integrations). */
+export const COMPUTE_CATS = ['compute', 'dynamo', 'PP'];
+
+/**
+ * SQL expression: the event's kind, as dfanalyzer splits time, extended for our integrations:
+ * 1 = I/O (cat POSIX/STDIO, and `io` children of the ai categories: `io`, `io.*`, `*.io`,
+ * `*.io.*`); 2 = compute (cat compute, dynamo, PP or one of `computeCats`, or name compute, cpu or
+ * `*.compute`, as DLIO's TorchFramework.compute); 0 = the tracer's own (cat dftracer); 3 = other
+ * (loop waits, pipeline and epoch spans, readers…).
+ */
+export function kindSql(computeCats: readonly string[] = []): string {
+  const cats = [...new Set([...COMPUTE_CATS, ...computeCats])];
+  return `CASE WHEN cat = 'dftracer' THEN 0
+    WHEN cat IN ('POSIX', 'STDIO') OR name = 'io' OR name LIKE 'io.%' OR name LIKE '%.io' OR name LIKE '%.io.%' THEN 1
+    WHEN cat IN (${cats.map(sqlString).join(', ')}) OR name IN ('compute', 'cpu') OR name LIKE '%.compute' THEN 2
+    ELSE 3 END`;
+}
+
+/** The default split (`kindSql()`). */
+export const KIND_SQL = kindSql();
 
 const list = (xs: string[]) => xs.map(sqlString).join(', ');
 
@@ -262,7 +280,7 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
  * The source file is a small integer rather than its path: every grouping, window and join is by
  * (trace, pid), and keying those on a long string made the time split twice as slow.
  */
-export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
+export async function loadTraces(duck: Duck, files: string[], opts: { computeCats?: readonly string[] } = {}): Promise<void> {
   const src = await readJsonSql(
     files,
     {
@@ -274,7 +292,7 @@ export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
     ts: 'BIGINT',
     dur: 'BIGINT',
     ph: 'VARCHAR',
-    args: 'STRUCT(fhash VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
     },
     duck.tempDir,
   );
@@ -284,8 +302,9 @@ export async function loadTraces(duck: Duck, files: string[]): Promise<void> {
   const single = files.length === 1;
   await duck.run(`CREATE OR REPLACE TABLE ev AS
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
-      (${KIND_SQL})::UTINYINT AS kind,
-      args.level AS level, args.p_idx AS p_idx, args.fhash AS fhash,
+      (${kindSql(opts.computeCats)})::UTINYINT AS kind,
+      -- the 2023 layout names the file itself (args.fname) where later ones give its hash
+      args.level AS level, args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
         THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
@@ -303,6 +322,7 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
   p_idx: 'BIGINT',
   hhash: 'VARCHAR',
   fhash: 'VARCHAR',
+  fname: 'VARCHAR',
   count: 'BIGINT',
   offset: 'BIGINT',
   ret: 'BIGINT',
@@ -335,7 +355,7 @@ export async function loadEvents(duck: Duck, files: string[], opts: { materializ
     .join(',')}}`;
   await duck.run(`CREATE OR REPLACE TEMP VIEW events AS
     SELECT s.id, s.name, s.cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS te,
-      s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, f.path AS file,
+      s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, coalesce(f.path, s.a.fname) AS file,
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);

@@ -87,7 +87,8 @@ export async function exportPerfetto(files: string[], output: string, opts: Duck
       const pid = Number(r.pid);
       if (r.kind === 'process_name' && r.name != null) procNames.set(pid, String(r.name));
       else if (r.kind === 'HH' && r.name != null) hosts.set(pid, String(r.name));
-      else if (r.kind === 'thread_name' && r.name != null) {
+      // upstream DFTracer swaps name and value (name = the tid, value "thread_name"): no name there
+      else if (r.kind === 'thread_name' && r.name != null && String(r.value) !== 'thread_name') {
         // args.value names the thread's tid; the line's own tid is the writer's
         const tid = r.value != null && /^\d+$/.test(String(r.value)) ? Number(r.value) : Number(r.tid);
         threadNames.set(`${pid}:${tid}`, String(r.name));

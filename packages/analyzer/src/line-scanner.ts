@@ -23,7 +23,9 @@ export type ProblemKind =
   | 'hash'
   | 'lifecycle'
   | 'num-events'
-  | 'overlap';
+  | 'overlap'
+  /** a warning, under `validate --strict` */
+  | 'strict';
 
 export interface ProblemExample {
   line: number;
@@ -59,9 +61,25 @@ export const F = {
   PIDX: 7,
   /** end.num_events, -1: absent */
   NUM: 8,
-  /** 1: start, 2: end */
+  /** 1: start, 2: end, 3: a metadata record (ID -1 when it has none; no times) */
   FLAGS: 9,
 } as const;
+
+/** A metadata record in `ChunkResult.records` (F.FLAGS). */
+export const FLAG_META = 3;
+
+/**
+ * Layouts upstream DFTracer wrote that are accepted but are not the layout dftracer.js writes:
+ * warnings, errors under `validate --strict`.
+ */
+export type QuirkKind = 'string-numbers' | 'integer-hashes' | 'indented' | 'close-no-newline';
+
+export const QUIRK_TEXT: Record<QuirkKind, string> = {
+  'string-numbers': 'numbers written as strings (DLIO profiler / DFTracer 2023 layout), read as numbers',
+  'integer-hashes': 'hashes written as integers (DFTracer 2024 layout)',
+  indented: 'lines indented with spaces',
+  'close-no-newline': 'the closing "]" has no final newline (DFTracer 2024 layout)',
+};
 
 /** What scanning one chunk of whole lines found; line numbers are relative to the chunk (1-based). */
 export interface ChunkResult {
@@ -79,6 +97,8 @@ export interface ChunkResult {
   notTrace: boolean;
   /** Relative line of a lone `]` (E1 closing bracket), 0 if none. */
   closeBracket: number;
+  /** Upstream layouts met: `[kind, count, first relative line]`. */
+  quirks: Array<[QuirkKind, number, number]>;
 }
 
 const HC_BITS = 8;
@@ -153,6 +173,9 @@ export class LineScanner {
   private refs: Array<[number, string, number]> = [];
   private notTrace = false;
   private closedBracket = 0;
+  private quirks = new Map<QuirkKind, [QuirkKind, number, number]>();
+  private readonly quirkLine = new Map<QuirkKind, number>();
+  private lineNo = 0;
 
   // the buffer being scanned
   private buf: Uint8Array = new Uint8Array(0);
@@ -210,12 +233,14 @@ export class LineScanner {
     this.refs = [];
     this.notTrace = false;
     this.closedBracket = 0;
+    this.quirks = new Map();
     this.setBuf(buf);
     const len = buf.length;
     let lineNo = 0;
     let pos = 0;
     while (pos < len) {
       lineNo++;
+      this.lineNo = lineNo;
       let next = -1;
       if (lineNo === 1 && first) {
         const nl = this.lineEnd(pos);
@@ -230,7 +255,7 @@ export class LineScanner {
         if (buf[pos] === C.LBRACE) next = buf[pos + 2] === 105 /* {"i */ ? this.fastComplete(pos, lineNo) : this.fastMeta(pos, lineNo);
         if (next < 0) {
           const nl = this.lineEnd(pos);
-          if (buf[pos] === C.RBRACKET && nl - pos === 1) this.closedBracket = lineNo;
+          if (this.isLone(pos, nl, C.RBRACKET)) this.closedBracket = lineNo;
           else this.slowLine(pos, nl, lineNo);
           next = nl + 1;
         }
@@ -248,7 +273,24 @@ export class LineScanner {
       problems: [...this.groups.values()],
       notTrace: this.notTrace,
       closeBracket: this.closedBracket,
+      quirks: [...this.quirks.values()],
     };
+  }
+
+  /** Whether the line [s, e) is the single character `c`, maybe with spaces around it. */
+  private isLone(s: number, e: number, c: number): boolean {
+    const b = this.buf;
+    while (s < e && (b[s] === C.SPACE || b[s] === C.TAB)) s++;
+    while (e > s && (b[e - 1] === C.SPACE || b[e - 1] === C.TAB || b[e - 1] === C.CR)) e--;
+    return e - s === 1 && b[s] === c;
+  }
+
+  /** Note an upstream layout on the current line. */
+  quirk(kind: QuirkKind, line = this.lineNo): void {
+    const q = this.quirks.get(kind);
+    if (!q) this.quirks.set(kind, [kind, 1, line]);
+    else if (this.quirkLine.get(kind) !== line) q[1]++; // lines, not values
+    this.quirkLine.set(kind, line);
   }
 
   private lineEnd(pos: number): number {
@@ -275,8 +317,7 @@ export class LineScanner {
   }
 
   private header(start: number, end: number): void {
-    const buf = this.buf;
-    if (end - start === 1 && buf[start] === C.LBRACKET) return;
+    if (this.isLone(start, end, C.LBRACKET)) return;
     let obj: unknown;
     try {
       obj = JSON.parse(this.text(start, end));
@@ -454,7 +495,7 @@ export class LineScanner {
         } else if (klen === 10 && eqBytes(buf, ks, ke, KEY_NUM)) {
           q = this.uint(p);
           this.numEvents = this.v;
-        } else if (buf[p] === C.QUOTE && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
+        } else if ((buf[p] === C.QUOTE || (buf[p]! >= 48 && buf[p]! <= 57)) && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
           // cmd_hash / exec_hash name SH strings; cwd and other *_hash (newpath_hash, …) name files
           q = this.hashValue(p, lineNo, buf[ks] === 99 && klen > 3 ? NS_SH : buf[ks] === 101 ? NS_SH : NS_FH, true);
         }
@@ -472,6 +513,7 @@ export class LineScanner {
   private hashValue(p: number, lineNo: number, ns: number, loose = false): number {
     if (p < 0) return -1;
     const buf = this.buf;
+    if (buf[p]! >= 48 && buf[p]! <= 57) return this.intHash(p, lineNo, ns);
     if (buf[p] !== C.QUOTE) return -1; // not a string: the slow path says so
     if (buf[p + 17] === C.QUOTE) {
       // fast: a hash this scanner has already checked and noted (a small direct-mapped cache)
@@ -499,9 +541,26 @@ export class LineScanner {
     return e + 1;
   }
 
-  /** Note a (valid) hash reference at `buf[s, s+16)`. */
-  private reference(s: number, ns: number, lineNo: number): void {
-    const h = this.latin1(s, s + 16);
+  /**
+   * An integer hash (DFTracer 2024 layout: `"fhash":33084`, up to 20 digits) at `p`: its digits
+   * are its identity, as text (they may not fit a double).
+   */
+  private intHash(p: number, lineNo: number, ns: number): number {
+    const buf = this.buf;
+    let e = p;
+    while (buf[e]! >= 48 && buf[e]! <= 57) e++;
+    if (e - p > 20 || buf[e] === C.DOT || buf[e] === 101 || buf[e] === 69) return -1;
+    this.quirk('integer-hashes', lineNo);
+    this.reference(p, ns, lineNo, e);
+    return e;
+  }
+
+  /**
+   * Note a (valid) hash reference at `buf[s, e)`: 16 hex digits, or an integer's digits (kept as
+   * `#digits`, so an integer never matches a hex string).
+   */
+  private reference(s: number, ns: number, lineNo: number, e = s + 16): void {
+    const h = e - s === 16 && this.buf[s - 1] === C.QUOTE ? this.latin1(s, e) : `#${this.latin1(s, e)}`;
     const seen = this.referenced[ns]!;
     if (!seen.has(h)) {
       seen.add(h);
@@ -512,6 +571,7 @@ export class LineScanner {
   /** `{"name":"…","cat":"…","pid":…,"tid":…,"ph":"M","args":{…}}` (or a `"ph":"C"` counter). */
   private fastMeta(start: number, lineNo: number): number {
     const buf = this.buf;
+    this.id = -1;
     let p = this.nameToTid(this.m(start, L_NAME_FIRST));
     if (p < 0) return -1;
     if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
@@ -535,6 +595,8 @@ export class LineScanner {
     let valS = -1;
     let valE = -1;
     let hhS = -1;
+    let hhE = -1;
+    let intHashes = false;
     if (buf[p] !== C.RBRACE) {
       for (;;) {
         if (buf[p] !== C.QUOTE) return -1;
@@ -542,14 +604,31 @@ export class LineScanner {
         const ke = scanStringBody(buf, ks);
         if (ke < 0 || buf[ke + 1] !== C.COLON) return -1;
         p = ke + 2;
-        if (buf[p] === C.QUOTE && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH) || eqBytes(buf, ks, ke, KEY_NAME))) {
+        const c = buf[p]!;
+        if (c >= 48 && c <= 57 && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH))) {
+          // an integer hash (DFTracer 2024 layout)
+          const s = p;
+          while (buf[p]! >= 48 && buf[p]! <= 57) p++;
+          if (p - s > 20 || buf[p] === C.DOT || buf[p] === 101 || buf[p] === 69) return -1;
+          intHashes = true;
+          if (buf[ks] === 118 /* value */) {
+            valS = s;
+            valE = p;
+          } else {
+            hhS = s;
+            hhE = p;
+          }
+        } else if (buf[p] === C.QUOTE && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH) || eqBytes(buf, ks, ke, KEY_NAME))) {
           const s = p + 1;
           const e = scanStringBody(buf, s);
           if (e < 0) return -1;
           if (buf[ks] === 118 /* value */) {
             valS = s;
             valE = e;
-          } else if (buf[ks] === 104 /* hhash */) hhS = isHash16(buf, s, e) ? s : -1;
+          } else if (buf[ks] === 104 /* hhash */) {
+            hhS = isHash16(buf, s, e) ? s : -1;
+            hhE = e;
+          }
           p = e + 1;
         } else {
           p = scanValue(buf, p);
@@ -566,16 +645,20 @@ export class LineScanner {
     } else p++;
     if (buf[p] !== C.RBRACE || buf[p + 1] !== C.NL) return -1;
     this.metadata++;
-    if (hhS >= 0) this.reference(hhS, NS_HH, lineNo);
+    if (intHashes) this.quirk('integer-hashes', lineNo);
+    if (hhS >= 0) this.reference(hhS, NS_HH, lineNo, hhE);
     // HH, FH, SH define hashes
+    let intValue = false;
     if (this.nameE - this.nameS === 2 && buf[this.nameS + 1] === 72 /* ?H */) {
       const n0 = buf[this.nameS];
       const ns = n0 === 70 ? NS_FH : n0 === 72 ? NS_HH : n0 === 83 ? NS_SH : -1;
       if (ns >= 0) {
-        if (valS >= 0 && isHash16(buf, valS, valE)) this.define(ns, this.latin1(valS, valE));
-        else this.problem('value', lineNo, `${NS_NAMES[ns]} metadata needs args.value, a 16-hex-digit hash`);
+        intValue = valS >= 0 && buf[valS]! >= 48 && buf[valS]! <= 57 && buf[valS - 1] !== C.QUOTE;
+        if (valS >= 0 && (intValue || isHash16(buf, valS, valE))) this.define(ns, intValue ? `#${this.latin1(valS, valE)}` : this.latin1(valS, valE));
+        else this.problem('value', lineNo, `${NS_NAMES[ns]} metadata needs args.value, a hash (16 hex digits, or an integer in the 2024 layout)`);
       }
     }
+    this.recordMeta(lineNo);
     return p + 2;
   }
 
@@ -587,13 +670,32 @@ export class LineScanner {
     }
   }
 
-  /** Append the current registers as a record. */
-  private record(lineNo: number): void {
+  /** Room for one more record. */
+  private reserve(): void {
     if ((this.n + 1) * R > this.records.length) {
       const b = new Float64Array(this.records.length * 2);
       b.set(this.records);
       this.records = b;
     }
+  }
+
+  /** A metadata record: its line, id (-1 without one), pid and tid, for per-process counts and ids. */
+  private recordMeta(lineNo: number): void {
+    this.reserve();
+    const r = this.records;
+    const o = this.n * R;
+    r.fill(-1, o, o + R);
+    r[o] = lineNo;
+    r[o + 1] = this.id;
+    r[o + 2] = this.pid;
+    r[o + 3] = this.tid;
+    r[o + 9] = FLAG_META;
+    this.n++;
+  }
+
+  /** Append the current registers as a record. */
+  private record(lineNo: number): void {
+    this.reserve();
     let flags = 0;
     const buf = this.buf;
     if (eqBytes(buf, this.catS, this.catE, B_DFTRACER)) {
@@ -625,17 +727,19 @@ export class LineScanner {
     }
     let obj: unknown;
     try {
-      obj = JSON.parse(text);
+      obj = parseKeepingBigInts(text);
     } catch (e) {
       this.problem('json', lineNo, () => `not valid JSON: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
+    if (text.charCodeAt(0) === C.SPACE || text.charCodeAt(0) === C.TAB) this.quirk('indented', lineNo);
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
       this.problem('layout', lineNo, 'each line must be one JSON object');
       return;
     }
     const o = obj as Record<string, unknown>;
     const keys = Object.keys(o);
+    if (numbersFromStrings(o)) this.quirk('string-numbers', lineNo);
     const ph = o.ph;
     const isInt = (x: unknown, min = 0) => typeof x === 'number' && Number.isInteger(x) && x >= min;
     const order = ph === 'M' ? (keys[0] === 'id' ? ['id', ...M_ORDER] : M_ORDER) : ph === 'C' ? C_ORDER : X_ORDER;
@@ -666,7 +770,7 @@ export class LineScanner {
     }
     const args = (o.args ?? {}) as Record<string, unknown>;
     for (const k of HASH_KEYS) {
-      if (k in args && typeof args[k] !== 'string') {
+      if (k in args && typeof args[k] !== 'string' && !(typeof args[k] === 'number' && Number.isSafeInteger(args[k]))) {
         this.problem('value', lineNo, `args.${k} must be a 16-hex-digit hash string`);
         return;
       }
@@ -698,9 +802,48 @@ export class LineScanner {
     // A valid line the fast path could not take (spacing, escapes, unusual numbers): its canonical
     // re-encoding goes through the fast path, so its contents are checked like any other line.
     const saved = this.buf;
-    this.setBuf(encoder.encode(JSON.stringify(o) + '\n'));
+    this.setBuf(encoder.encode(stringifyKeepingBigInts(o) + '\n'));
     const ok = this.buf[2] === 105 ? this.fastComplete(0, lineNo) : this.fastMeta(0, lineNo);
     this.setBuf(saved);
     if (ok < 0) this.problem('value', lineNo, 'a value the E2 layout does not allow');
   }
+}
+
+/** Marks an integer too long for a double (a 2024 hash), kept as text through JSON.parse. */
+const BIG = '\u0000big:';
+
+/**
+ * JSON.parse that keeps integers of 16+ digits exactly (hashes of the 2024 layout exceed 2^53) as
+ * marked strings; `stringifyKeepingBigInts` writes them back as the same digits.
+ */
+function parseKeepingBigInts(text: string): unknown {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  try {
+    return JSON.parse(text.replace(/([:,[]\s*)(\d{16,})(?=\s*[,}\]])/g, `$1"${BIG}$2"`));
+  } catch {
+    return JSON.parse(text); // the pattern met digits inside a string: parse as it is
+  }
+}
+
+function stringifyKeepingBigInts(o: unknown): string {
+  return JSON.stringify(o).replace(/"\\u0000big:(\d+)"/g, '$1');
+}
+
+const NUMBER_FIELDS = ['id', 'pid', 'tid', 'ts', 'dur'];
+const NUMBER_ARGS = ['level', 'p_idx', 'num_events'];
+
+/** Integer fields given as strings (`"id":"7"`, the 2023 layout) become numbers; true if any did. */
+function numbersFromStrings(o: Record<string, unknown>): boolean {
+  let changed = false;
+  const fix = (obj: Record<string, unknown>, k: string) => {
+    const v = obj[k];
+    if (typeof v === 'string' && /^-?\d{1,16}$/.test(v)) {
+      obj[k] = Number(v);
+      changed = true;
+    }
+  };
+  for (const k of NUMBER_FIELDS) fix(o, k);
+  const a = o.args;
+  if (a && typeof a === 'object' && !Array.isArray(a)) for (const k of NUMBER_ARGS) fix(a as Record<string, unknown>, k);
+  return changed;
 }

@@ -47,8 +47,15 @@ const ID_PREFIX = Buffer.from('{"id":');
 const PIDX = Buffer.from('"p_idx":');
 const PID = Buffer.from(',"pid":');
 
-/** Digits at `p`: [value, end]; value -1 when none. */
+/**
+ * Digits at `p`: [value, end]; value -1 when none. A quoted number (`"7"`, the 2023 layout) is
+ * read inside its quotes: `p` may be the opening quote, `end` is then the closing one.
+ */
 function readInt(b: Buffer, p: number): [number, number] {
+  if (b[p] === 34) {
+    const [v, end] = readInt(b, p + 1);
+    return v === -1 || b[end] !== 34 ? [-1, p] : [v, end];
+  }
   let neg = false;
   if (b[p] === 45) {
     neg = true;
@@ -70,9 +77,15 @@ interface FileScan {
   gzipError?: string;
 }
 
+/** The first byte of [s, e) after spaces and tabs (indented lines: the 2023 layout, the seed's example). */
+function skipIndent(b: Buffer, s: number, e: number): number {
+  while (s < e && (b[s] === 32 || b[s] === 9)) s++;
+  return s;
+}
+
 /**
- * Streams the lines of a file to `onLine` (without the newline; the buffer is only valid during
- * the call); `afterChunk` runs after each chunk's lines (for backpressure).
+ * Streams the lines of a file to `onLine` (without the newline and any indentation; the buffer is
+ * only valid during the call); `afterChunk` runs after each chunk's lines (for backpressure).
  */
 async function forEachLine(
   file: string,
@@ -92,13 +105,13 @@ async function forEachLine(
     for (;;) {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
-      onLine(buf, pos, nl);
+      onLine(buf, skipIndent(buf, pos, nl), nl);
       pos = nl + 1;
     }
     if (pos < buf.length) carry = Buffer.from(buf.subarray(pos));
     if (afterChunk) await afterChunk();
   }
-  if (carry && carry.length > 0 && !reader.outcome.gzipError) onLine(carry, 0, carry.length);
+  if (carry && carry.length > 0 && !reader.outcome.gzipError) onLine(carry, skipIndent(carry, 0, carry.length), carry.length);
   if (afterChunk) await afterChunk();
   return reader;
 }
@@ -272,6 +285,9 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
       if (scan.maxId >= 0 && scan.maxId + shift > maxNewId) maxNewId = scan.maxId + shift;
       done += sizes[k]!;
     }
+    // the array is closed after the last file, as DFTracer's own tools write a merged trace
+    push(Buffer.from(']\n'));
+    res.lines++;
     await flush();
     await pending;
   } catch (e) {
@@ -297,14 +313,16 @@ function rewrite(b: Buffer, s: number, e: number, shift: number, pidMap: Map<num
   const edits: Array<[number, number, string]> = []; // [start, end, replacement] within line
   if (shift !== 0 && line.compare(ID_PREFIX, 0, ID_PREFIX.length, 0, ID_PREFIX.length) === 0) {
     const [id, end] = readInt(line, ID_PREFIX.length);
-    if (id >= 0) edits.push([ID_PREFIX.length, end, String(id + shift)]);
+    const q = line[ID_PREFIX.length] === 34 ? 1 : 0; // a quoted id keeps its quotes
+    if (id >= 0) edits.push([ID_PREFIX.length + q, end, String(id + shift)]);
   }
   if (pidMap.size > 0) {
     const pp = line.indexOf(PID);
     if (pp >= 0) {
       const [pid, end] = readInt(line, pp + PID.length);
       const to = pidMap.get(pid);
-      if (to !== undefined) edits.push([pp + PID.length, end, String(to)]);
+      const q = line[pp + PID.length] === 34 ? 1 : 0;
+      if (to !== undefined) edits.push([pp + PID.length + q, end, String(to)]);
     }
   }
   if (shift !== 0) {
@@ -312,7 +330,8 @@ function rewrite(b: Buffer, s: number, e: number, shift: number, pidMap: Map<num
     const pp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
     if (pp >= 0) {
       const [p, end] = readInt(line, pp + PIDX.length);
-      if (p >= 0) edits.push([pp + PIDX.length, end, String(p + shift)]);
+      const q = line[pp + PIDX.length] === 34 ? 1 : 0;
+      if (p >= 0) edits.push([pp + PIDX.length + q, end, String(p + shift)]);
     }
   }
   edits.sort((x, y) => x[0] - y[0]);

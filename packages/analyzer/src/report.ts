@@ -24,6 +24,8 @@ export interface ReportOptions extends DuckOptions {
   /** Rows of the top tables (default 20). */
   top?: number;
   title?: string;
+  /** Categories counted as compute besides compute, dynamo and PP. */
+  computeCats?: readonly string[];
 }
 
 export interface ReportTrack {
@@ -64,6 +66,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const maxSlices = opts.maxSlices ?? 100_000;
   const nBins = opts.bins ?? 400;
   const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20 });
+  // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);
 
@@ -72,12 +75,18 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const threadName = new Map<string, string>();
   for (const p of summary.per_process) procName.set(p.pid, p.name ?? `pid ${p.pid}`);
   for (const r of await duck.all(`SELECT pid, tid, aname, avalue FROM ev WHERE ph = 'M' AND name = 'thread_name'`)) {
+    // upstream DFTracer swaps name and value (name = the tid, value "thread_name"): no name there
+    if (String(r.avalue) === 'thread_name') continue;
     const tid = r.avalue != null && /^\d+$/.test(String(r.avalue)) ? Number(r.avalue) : num(r.tid);
     threadName.set(`${num(r.pid)}:${tid}`, String(r.aname));
   }
 
-  const label = (pid: number, tid: number) =>
-    `${procName.get(pid) ?? `pid ${pid}`} (${pid}) · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
+  // the process once: our process_name records already say "app.mjs (8234)"
+  const procLabel = (pid: number) => {
+    const name = procName.get(pid) ?? `pid ${pid}`;
+    return name.includes(String(pid)) ? name : `${name} (${pid})`;
+  };
+  const label = (pid: number, tid: number) => `${procLabel(pid)} · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
 
   // the longest slices, in track order, with their depth and lane
   const cats: string[] = [];
@@ -243,7 +252,7 @@ export interface ReportResult {
 export async function writeReport(files: string[], output: string, opts: ReportOptions = {}): Promise<ReportResult> {
   const duck = await Duck.open(opts);
   try {
-    await loadTraces(duck, files);
+    await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     const data = await reportData(duck, files, opts);
     const html = renderReport(data);
     writeFileSync(output, html, { mode: 0o644 });

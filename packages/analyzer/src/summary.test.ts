@@ -17,21 +17,22 @@ describe('summary of a small trace with known answers', () => {
     s = await summarize([t.path], { threads: 1 });
   });
 
-  it('splits time into I/O, compute (self time) and their overlap', () => {
+  it('splits time into I/O, compute (self time), their overlap and other', () => {
     expect(s.per_process).toHaveLength(1);
     const p = s.per_process[0]!;
     expect(p).toMatchObject({ pid: 4242, name: 'python train.py', host: 'node01', threads: 2, events: 11 });
     // I/O: open 3 + reads 20 + close 1 + lane pread 50 + write 20, all disjoint
     expect(p.io_us).toBe(94);
-    // compute self time: fetch [10,41] outside item = 2, item [11,40] outside its 4 calls = 5,
-    // forward [50,150] with no children = 100
-    expect(p.compute_us).toBe(107);
+    // compute (cat compute): forward [50,150] with no children = 100
+    expect(p.compute_us).toBe(100);
     // the lane's pread [60,110] runs during forward
     expect(p.overlap_us).toBe(50);
     expect(p.io_only_us).toBe(44);
-    expect(p.compute_only_us).toBe(57);
+    expect(p.compute_only_us).toBe(50);
+    // other (dataloader fetch [10,41] and data item [11,40]) outside their 24 µs of calls: 7
+    expect(p.other_us).toBe(7);
     expect(p.wall_us).toBe(300);
-    expect(p.idle_us).toBe(300 - (94 + 107 - 50));
+    expect(p.idle_us).toBe(300 - (94 + 100 - 50 + 7));
     expect(s.totals.overlap_us).toBe(50);
   });
 

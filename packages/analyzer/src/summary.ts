@@ -5,13 +5,15 @@
  * memory over the events' numbers (`time-split.ts`).
  *
  * Definitions (all times integer µs):
- * - I/O events: cat POSIX or STDIO (and `io` names under data/checkpoint/other); `dftracer`
- *   events are the tracer's own and count as neither; everything else is compute.
+ * - Kinds as dfanalyzer splits time, extended (`kindSql`): I/O = cat POSIX or STDIO (and `io`
+ *   children of ai categories); compute = cat compute, dynamo, PP (and `computeCats`), or name
+ *   compute, cpu or `*.compute`; `dftracer` events are the tracer's own; everything else is other.
  * - I/O time of a process: the length of the union of its I/O intervals, over all its threads.
  * - Compute time: the union of the *self time* of its compute events — each one's interval minus
  *   its children's (by p_idx, on any thread or lane) — so a span that encloses I/O (a data-loading
  *   step, an epoch) counts as computing only outside the calls it waits for.
  * - Overlap: time when both happen at once (e.g. prefetch I/O on a lane during a training step).
+ * - Other: time inside other events (loop waits, epochs, readers) with neither I/O nor compute.
  * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
  */
 import { basename } from 'node:path';
@@ -64,7 +66,9 @@ export interface TimeSplit {
   overlap_us: number;
   io_only_us: number;
   compute_only_us: number;
-  /** Wall time with neither. */
+  /** Inside other events (loop waits, pipeline and epoch spans, readers) with neither I/O nor compute. */
+  other_us: number;
+  /** Wall time inside no event at all. */
   idle_us: number;
 }
 
@@ -128,6 +132,8 @@ export interface SummaryOptions {
    * slower.
    */
   splitInMemoryMax?: number;
+  /** Categories counted as compute besides compute, dynamo and PP. */
+  computeCats?: readonly string[];
 }
 
 /** Up to this many events, p50/p99 are exact; beyond, t-digest estimates (bounded memory). */
@@ -135,7 +141,7 @@ export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
-type Lengths = { io: number; comp: number; any: number };
+type Lengths = { io: number; comp: number; any: number; all: number };
 const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${pid == null ? 'null' : num(pid)}`;
 /** A number as SQL, NULL for a missing one (a line without a pid still belongs to some process). */
 const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
@@ -144,7 +150,7 @@ const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
   try {
-    await loadTraces(duck, files);
+    await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     return await summarizeLoaded(duck, files, opts);
   } finally {
     duck.close();
@@ -241,7 +247,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const split = await splitting;
   const perProcess = procRows.map((r): ProcessStats => {
     const k = procKey(r.trace, r.pid);
-    const s = split.get(k) ?? { io: 0, comp: 0, any: 0 };
+    const s = split.get(k) ?? { io: 0, comp: 0, any: 0, all: 0 };
     const wall = num(r.end_us) - num(r.start_us);
     const overlap = s.io + s.comp - s.any;
     return {
@@ -261,10 +267,11 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       overlap_us: overlap,
       io_only_us: s.io - overlap,
       compute_only_us: s.comp - overlap,
-      idle_us: Math.max(0, wall - s.any),
+      other_us: s.all - s.any,
+      idle_us: Math.max(0, wall - s.all),
     };
   });
-  const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, idle_us: 0 };
+  const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
   const topEvents = (
@@ -383,7 +390,7 @@ async function memoryTimeSplit(duck: Duck, procs: Row[], rows: number): Promise<
     c = { rows: n, groups: procs.length, group, id, parent, ts, te, kind };
   }
   const len = splitTime(c);
-  return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]! }));
+  return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]!, all: len.all[g]! }));
 }
 
 /**
@@ -396,10 +403,13 @@ async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
       SELECT ts, ts + dur AS te, kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
       SELECT ts, te, 2 AS kind FROM (${computeSegmentsSql(where)})
+      UNION ALL
+      SELECT ts, ts + dur AS te, 3 AS kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 3
     ), w AS (
       SELECT kind, ts, te,
         max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
-        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco
+        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco,
+        max(te) OVER w AS pall
       FROM k WINDOW w AS (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), s AS (
       SELECT *, greatest(coalesce(pio, 0), coalesce(pco, 0)) AS pany FROM w
@@ -407,9 +417,10 @@ async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
     SELECT
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
       coalesce(sum(greatest(0, te - greatest(ts, coalesce(pco, 0)))) FILTER (WHERE kind = 2), 0) AS comp,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))), 0) AS anyk
+      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))) FILTER (WHERE kind <> 3), 0) AS anyk,
+      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pall, 0)))), 0) AS allk
     FROM s`);
-  return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk) };
+  return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk), all: num(r?.allk) };
 }
 
 /** The summary as readable tables. */
@@ -423,13 +434,14 @@ export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
   );
   out.push(
     `I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)})  compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  both at once ${fmtDuration(t.overlap_us)} (${fmtPct(t.overlap_us, procTime)})  ` +
+      `other ${fmtDuration(t.other_us)} (${fmtPct(t.other_us, procTime)})  ` +
       `read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
   );
   out.push('');
   out.push('Processes');
   out.push(
     renderTable(
-      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'overlap', 'I/O only', 'idle', 'read', 'written'],
+      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
       s.per_process.map((p) => [
         String(p.pid),
         ellipsizeLeft(p.name ?? basename(p.trace), 28),
@@ -441,11 +453,12 @@ export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
         fmtDuration(p.compute_us),
         fmtDuration(p.overlap_us),
         fmtDuration(p.io_only_us),
+        fmtDuration(p.other_us),
         fmtDuration(p.idle_us),
         fmtBytes(p.bytes_read),
         fmtBytes(p.bytes_written),
       ]),
-      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');

@@ -6,6 +6,8 @@
  *   interval minus its children's (found by `p_idx` in the same process, on any thread or lane),
  *   the children clipped to it.
  * - Either: the union of both; overlap = io + compute − either.
+ * - All: the union of I/O, compute self time and the intervals of "other" events (loop waits,
+ *   pipeline spans); other = all − either, the time in those spans with neither I/O nor compute.
  *
  * A union's length needs no pairing of starts with ends: the number of intervals covering t is
  * the number of starts ≤ t minus the number of ends ≤ t. So starts and ends are sorted apart
@@ -23,7 +25,7 @@ export interface SplitColumns {
   parent: Float64Array;
   ts: Float64Array;
   te: Float64Array;
-  /** 1 I/O, 2 compute, anything else neither (the tracer's own events). */
+  /** 1 I/O, 2 compute, 3 other, anything else neither (the tracer's own events). */
   kind: Uint8Array;
 }
 
@@ -32,10 +34,13 @@ export interface SplitLengths {
   io: Float64Array;
   compute: Float64Array;
   either: Float64Array;
+  /** The union of I/O, compute self time and other events' intervals. */
+  all: Float64Array;
 }
 
 const IO = 1;
 const COMPUTE = 2;
+const OTHER = 3;
 
 const isParent = (c: SplitColumns, r: number) => c.kind[r] === COMPUTE && c.te[r]! > c.ts[r]!;
 const groupOf = (c: SplitColumns, r: number) => (c.group === undefined ? 0 : c.group[r]!);
@@ -258,18 +263,28 @@ function groupAndSort(iv: Intervals, groups: number, base: Float64Array, scratch
 export function splitTime(c: SplitColumns): SplitLengths {
   const base = new Float64Array(c.groups).fill(Infinity);
   let ios = 0;
+  let others = 0;
   for (let r = 0; r < c.rows; r++) {
     const g = groupOf(c, r);
     if (c.ts[r]! < base[g]!) base[g] = c.ts[r]!;
-    if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) ios++;
+    if (c.te[r]! > c.ts[r]!) {
+      if (c.kind[r] === IO) ios++;
+      else if (c.kind[r] === OTHER) others++;
+    }
   }
   const io = new Intervals(ios, c.groups);
-  for (let r = 0; r < c.rows; r++) if (c.kind[r] === IO && c.te[r]! > c.ts[r]!) io.push(groupOf(c, r), c.ts[r]!, c.te[r]!);
+  const other = new Intervals(others, c.groups);
+  for (let r = 0; r < c.rows; r++) {
+    if (!(c.te[r]! > c.ts[r]!)) continue;
+    if (c.kind[r] === IO) io.push(groupOf(c, r), c.ts[r]!, c.te[r]!);
+    else if (c.kind[r] === OTHER) other.push(groupOf(c, r), c.ts[r]!, c.te[r]!);
+  }
   const segments = computeSegments(c);
-  const scratch = new Float64Array(Math.max(io.length, segments.length));
+  const scratch = new Float64Array(Math.max(io.length, segments.length, other.length));
   const a = groupAndSort(io, c.groups, base, scratch);
   const b = groupAndSort(segments, c.groups, base, scratch);
-  const out: SplitLengths = { io: new Float64Array(c.groups), compute: new Float64Array(c.groups), either: new Float64Array(c.groups) };
+  const o = groupAndSort(other, c.groups, base, scratch);
+  const out: SplitLengths = { io: new Float64Array(c.groups), compute: new Float64Array(c.groups), either: new Float64Array(c.groups), all: new Float64Array(c.groups) };
   for (let g = 0; g < c.groups; g++) {
     let i0 = a.at[g]!; // next I/O start
     let i1 = i0; // next I/O end
@@ -277,35 +292,46 @@ export function splitTime(c: SplitColumns): SplitLengths {
     let c0 = b.at[g]!;
     let c1 = c0;
     const cEnd = b.at[g + 1]!;
+    let o0 = o.at[g]!;
+    let o1 = o0;
+    const oEnd = o.at[g + 1]!;
     let nIo = 0;
     let nComp = 0;
+    let nOther = 0;
     let prev = 0;
     let lenIo = 0;
     let lenComp = 0;
     let lenEither = 0;
+    let lenAll = 0;
     // every start comes no later than its end, so the ends run out last
-    while (i1 < iEnd || c1 < cEnd) {
+    while (i1 < iEnd || c1 < cEnd || o1 < oEnd) {
       let t = Infinity;
       let which = 0;
       if (i0 < iEnd && a.start[i0]! < t) (t = a.start[i0]!), (which = 0);
       if (i1 < iEnd && a.end[i1]! < t) (t = a.end[i1]!), (which = 1);
       if (c0 < cEnd && b.start[c0]! < t) (t = b.start[c0]!), (which = 2);
       if (c1 < cEnd && b.end[c1]! < t) (t = b.end[c1]!), (which = 3);
+      if (o0 < oEnd && o.start[o0]! < t) (t = o.start[o0]!), (which = 4);
+      if (o1 < oEnd && o.end[o1]! < t) (t = o.end[o1]!), (which = 5);
       if (t > prev) {
         const dt = t - prev;
         if (nIo > 0) lenIo += dt;
         if (nComp > 0) lenComp += dt;
         if (nIo > 0 || nComp > 0) lenEither += dt;
+        if (nIo > 0 || nComp > 0 || nOther > 0) lenAll += dt;
         prev = t;
       }
       if (which === 0) nIo++, i0++;
       else if (which === 1) nIo--, i1++;
       else if (which === 2) nComp++, c0++;
-      else nComp--, c1++;
+      else if (which === 3) nComp--, c1++;
+      else if (which === 4) nOther++, o0++;
+      else nOther--, o1++;
     }
     out.io[g] = lenIo;
     out.compute[g] = lenComp;
     out.either[g] = lenEither;
+    out.all[g] = lenAll;
   }
   return out;
 }

@@ -67,6 +67,7 @@ describe('validate: clean traces', () => {
     w.complete('read "quoted"\n\u0001', 'POSIX', 101, 2, { args: { fhash: w.fileHash('/data/ü "x".bin'), ret: 1 } });
     w.raw(`{"id": 99, "name":"spaced","cat":"x","pid":${w.pid},"tid":${w.tid},"ts":104,"dur":1,"ph":"X"}`);
     w.completeEvents++;
+    w.records++;
     w.end(110);
     w.close();
     const v = await check(path);
@@ -80,7 +81,7 @@ describe('validate: broken copies fail with the right reason and line', () => {
     ['bad-json', 'json', /not valid JSON/],
     ['overlap', 'overlap', /partially overlaps event \d+ \[\d+, \d+\] \(line \d+\) on pid 4242 tid 67873/],
     ['unknown-fhash', 'hash', /hash 0123456789abcdef is not defined by any FH metadata line/],
-    ['wrong-num-events', 'num-events', /end\.num_events is 11 but 10 complete events precede it/],
+    ['wrong-num-events', 'num-events', /end\.num_events is 21 but 20 records \(10 complete events, 10 metadata\) precede it/],
     ['field-order', 'layout', /fields out of order: expected id, name, cat, pid, tid, ts, dur, ph, args/],
     ['missing-parent', 'parent', /p_idx 5000 names no event/],
     ['outside-parent', 'nesting', /is not within its parent/],
@@ -122,7 +123,7 @@ describe('validate: broken copies fail with the right reason and line', () => {
   it('an unterminated last line is reported as cut short', async () => {
     const t = writeSmallTrace(join(dir, 'cut.pfw'));
     const text = readFileSync(t.path, 'utf8');
-    writeFileSync(t.path, text.slice(0, text.length - 1));
+    writeFileSync(t.path, text.slice(0, text.length - '\n]\n'.length)); // the end event, cut before its newline
     const v = await check(t.path);
     expect(kinds(v)).toEqual(['layout']);
     expect(v.problems[0]!.examples[0]!.message).toMatch(/no newline/);

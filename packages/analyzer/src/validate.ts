@@ -22,7 +22,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TraceReader } from './lines.js';
-import { F, LineScanner, NS_NAMES, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+import { F, FLAG_META, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
 export type { ProblemExample, ProblemGroup, ProblemKind } from './line-scanner.js';
 
@@ -32,6 +32,7 @@ export interface FileValidation {
   lines: number;
   /** Complete (`ph: "X"`) events. */
   events: number;
+  /** Metadata (`ph: "M"`) records. */
   metadata: number;
   /** On-disk and decompressed sizes. */
   bytesIn: number;
@@ -41,7 +42,10 @@ export interface FileValidation {
   /** Every process in the file wrote its `end` event. */
   finished: boolean;
   problems: ProblemGroup[];
-  /** Non-fatal findings (an unfinished trace). */
+  /**
+   * Findings that are genuine in upstream DFTracer traces but worth knowing (an unfinished trace,
+   * an upstream layout, fork-duplicated ids, parents still open at finalize); errors with `strict`.
+   */
   warnings: string[];
 }
 
@@ -52,6 +56,8 @@ export interface ValidateOptions {
   threads?: number;
   /** Called with on-disk bytes read so far, per file. */
   onProgress?: (file: string, bytesIn: number) => void;
+  /** Warnings count as problems (kind `strict`): the file must be exactly the layout dftracer.js writes. */
+  strict?: boolean;
 }
 
 /** Per pid/tid: a stack of the maximal slices seen so far, sorted and disjoint. */
@@ -93,6 +99,10 @@ const MAX_TRACK_STACK = 1 << 16;
 
 interface ProcState {
   events: number;
+  /** Metadata records of this pid before its `end`. */
+  meta: number;
+  /** Line of its first complete event when that was not `start` (0: none such). */
+  firstNotStart: number;
   startSeen: boolean;
   endLine: number;
   afterEndReported: boolean;
@@ -104,7 +114,16 @@ interface Pending {
   level: number;
   line: number;
   childId: number;
+  /** The smallest id among its children: a parent entered before them has a smaller one. */
+  minChildId: number;
   levelMismatch: boolean;
+}
+
+/** A warning kind, counted per file with its first line. */
+interface Note {
+  count: number;
+  line: number;
+  text: string;
 }
 
 const CACHE_BITS = 16;
@@ -128,6 +147,10 @@ export class SemanticChecker {
   private readonly cacheEnd = new Float64Array(1 << CACHE_BITS);
   private readonly cacheLevel = new Float64Array(1 << CACHE_BITS);
   private readonly cacheLine = new Float64Array(1 << CACHE_BITS);
+  /** pid and tid of the recent ids: a duplicate on another track is a fork child's (a warning). */
+  private readonly cachePid = new Float64Array(1 << CACHE_BITS);
+  private readonly cacheTid = new Float64Array(1 << CACHE_BITS);
+  private readonly notes = new Map<string, Note>();
   private readonly pending = new Map<number, Pending>();
   private maxPendingId = -1;
   private lastPendingId = -1;
@@ -145,6 +168,13 @@ export class SemanticChecker {
   constructor(file: string, opts: { examplesPerKind?: number } = {}) {
     this.file = file;
     this.maxExamples = opts.examplesPerKind ?? 3;
+  }
+
+  /** A warning of kind `key` (counted; the first line and text kept). */
+  note(key: string, line: number, text: string, count = 1): void {
+    const n = this.notes.get(key);
+    if (n) n.count += count;
+    else this.notes.set(key, { count, line, text });
   }
 
   problem(kind: ProblemKind, line: number, message: string | (() => string), count = 1): void {
@@ -168,6 +198,7 @@ export class SemanticChecker {
       for (const ex of g.examples) if (dst.examples.length < this.maxExamples) dst.examples.push({ line: ex.line + base, message: ex.message });
     }
     if (r.notTrace) this.notTrace = true;
+    for (const [kind, count, line] of r.quirks) this.note(kind, base + line, QUIRK_TEXT[kind], count);
     if (r.closeBracket) this.closeBracket = base + r.closeBracket;
     this.metadata += r.metadata;
     for (const [ns, h] of r.defs) this.defined[ns]!.add(h);
@@ -180,7 +211,55 @@ export class SemanticChecker {
     this.lines = base + r.lines;
   }
 
+  /** A metadata record: its id must be unique; it counts for its pid's `end.num_events`. */
+  private metaRecord(r: Float64Array, o: number, base: number): void {
+    const lineNo = base + r[o + F.LINE]!;
+    const id = r[o + F.ID]!;
+    const pid = r[o + F.PID]!;
+    const tid = r[o + F.TID]!;
+    const proc = this.proc(pid);
+    if (proc.endLine === 0) proc.meta++;
+    if (id < 0) return;
+    if (this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
+    // in the recent-ids cache as an event that encloses anything (a p_idx never names metadata)
+    const slot = id & CACHE_MASK;
+    this.cacheId[slot] = id;
+    this.cacheTs[slot] = -Infinity;
+    this.cacheEnd[slot] = Infinity;
+    this.cacheLevel[slot] = -1;
+    this.cacheLine[slot] = lineNo;
+    this.cachePid[slot] = pid;
+    this.cacheTid[slot] = tid;
+  }
+
+  private proc(pid: number): ProcState {
+    let proc = this.lastProc;
+    if (proc === null || this.lastPid !== pid) {
+      proc = this.procs.get(pid) ?? null;
+      if (!proc) this.procs.set(pid, (proc = { events: 0, meta: 0, firstNotStart: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+      this.lastProc = proc;
+      this.lastPid = pid;
+    }
+    return proc;
+  }
+
+  /**
+   * An id seen before: on another pid/tid it is a fork child that went on with its parent's
+   * counter (genuine in upstream traces: a warning); on the same track, or too long ago to tell,
+   * an error.
+   */
+  private duplicate(id: number, pid: number, tid: number, lineNo: number): void {
+    const slot = id & CACHE_MASK;
+    if (this.cacheId[slot] === id && (this.cachePid[slot] !== pid || this.cacheTid[slot] !== tid)) {
+      this.note('fork-id', lineNo, 'ids used twice by different threads of one process (a fork child writing with its parent\'s counter)');
+    } else this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
+  }
+
   private complete(r: Float64Array, o: number, base: number): void {
+    if (r[o + F.FLAGS] === FLAG_META) {
+      this.metaRecord(r, o, base);
+      return;
+    }
     this.events++;
     const lineNo = base + r[o + F.LINE]!;
     const id = r[o + F.ID]!;
@@ -193,16 +272,10 @@ export class SemanticChecker {
     const flags = r[o + F.FLAGS]!;
 
     // unique ids
-    if (this.seenId(id)) this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
+    if (this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
 
     // lifecycle, per process
-    let proc = this.lastProc;
-    if (proc === null || this.lastPid !== pid) {
-      proc = this.procs.get(pid) ?? null;
-      if (!proc) this.procs.set(pid, (proc = { events: 0, startSeen: false, endLine: 0, afterEndReported: false }));
-      this.lastProc = proc;
-      this.lastPid = pid;
-    }
+    const proc = this.proc(pid);
     const isStart = flags === 1;
     const isEnd = flags === 2;
     if (proc.endLine > 0 && !proc.afterEndReported) {
@@ -210,17 +283,28 @@ export class SemanticChecker {
       const endLine = proc.endLine;
       this.problem('lifecycle', lineNo, () => `event after the "end" event of pid ${pid} (line ${endLine})`);
     }
-    if (proc.events === 0 && !isStart && !proc.startSeen) this.problem('lifecycle', lineNo, () => `the first event of pid ${pid} is not "start"`);
+    // older layouts have no start event (a warning at the end); one that comes late is an error
+    if (proc.events === 0 && !isStart && !proc.startSeen) proc.firstNotStart = lineNo;
     if (isStart) {
       if (proc.startSeen) this.problem('lifecycle', lineNo, () => `second "start" event for pid ${pid}`);
+      else if (proc.firstNotStart > 0) {
+        const first = proc.firstNotStart;
+        this.problem('lifecycle', lineNo, () => `"start" of pid ${pid} comes after other events (the first on line ${first})`);
+      }
       proc.startSeen = true;
     }
     if (isEnd) {
       proc.endLine = lineNo;
       const n = r[o + F.NUM]!;
       const have = proc.events;
-      if (n >= 0 && n !== have)
-        this.problem('num-events', lineNo, () => `end.num_events is ${n} but ${have} complete events precede it${this.procs.size > 1 ? ` for pid ${pid}` : ''}`);
+      const records = have + proc.meta;
+      // upstream counts every record before `end` (metadata included); dftracer.js before 0.2
+      // counted complete events only: both are accepted
+      if (n >= 0 && n !== records) {
+        if (n === have) this.note('num-events-complete', lineNo, 'end.num_events counts complete events only, not metadata records (DFTracer late 2025; dftracer.js before this layout)');
+        else
+          this.problem('num-events', lineNo, () => `end.num_events is ${n} but ${records} records (${have} complete events, ${proc.meta} metadata) precede it${this.procs.size > 1 ? ` for pid ${pid}` : ''}`);
+      }
     } else proc.events++;
 
     // nesting: parents are usually written after their children. Pending parents have smaller
@@ -251,7 +335,7 @@ export class SemanticChecker {
         // siblings come in a row: remember the last pending parent
         const q = this.lastPendingId === pIdx ? this.lastPending : this.pending.get(pIdx);
         if (q === undefined) {
-          const p: Pending = { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, levelMismatch: false };
+          const p: Pending = { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, minChildId: id, levelMismatch: false };
           this.pending.set(pIdx, p);
           this.lastPending = p;
           this.lastPendingId = pIdx;
@@ -260,6 +344,7 @@ export class SemanticChecker {
           this.lastPending = q;
           this.lastPendingId = pIdx;
           if (ts < q.minTs) q.minTs = ts;
+          if (id < q.minChildId) q.minChildId = id;
           if (te > q.maxEnd) {
             q.maxEnd = te;
             q.line = lineNo;
@@ -277,6 +362,8 @@ export class SemanticChecker {
     this.cacheEnd[slot] = te;
     this.cacheLevel[slot] = level;
     this.cacheLine[slot] = lineNo;
+    this.cachePid[slot] = pid;
+    this.cacheTid[slot] = tid;
 
     // no partial overlaps on one pid/tid track
     let tr = this.lastTrack;
@@ -395,9 +482,10 @@ export class SemanticChecker {
   }
 
   /** Resolve hashes and parents, and summarise. */
-  finish(extra: { bytesIn: number; bytesOut: number; unterminated: boolean; gzipError?: { kind: string; message: string } }): FileValidation {
+  finish(extra: { bytesIn: number; bytesOut: number; unterminated: boolean; closeNoNewline?: boolean; gzipError?: { kind: string; message: string }; strict?: boolean }): FileValidation {
     const warnings: string[] = [];
-    if (extra.unterminated && !this.notTrace) this.problem('layout', this.lines, 'the last line has no newline (file cut short?)');
+    if (extra.closeNoNewline && !this.notTrace) this.note('close-no-newline', this.lines, QUIRK_TEXT['close-no-newline']);
+    else if (extra.unterminated && !this.notTrace) this.problem('layout', this.lines, 'the last line has no newline (file cut short?)');
     if (extra.gzipError) this.problem('gzip', this.lines + 1, extra.gzipError.message);
     if (this.lines === 0 && !extra.gzipError) {
       this.problem('not-trace', 1, 'empty file: not a DFTracer trace');
@@ -408,17 +496,31 @@ export class SemanticChecker {
       for (let ns = 0; ns < 3; ns++) {
         const def = this.defined[ns]!;
         for (const [h, line] of this.refs[ns]!) {
-          if (!def.has(h)) this.problem('hash', line, `hash ${h} is not defined by any ${NS_NAMES[ns]} metadata line`);
+          if (def.has(h)) continue;
+          // integer hashes are upstream's 2024 layout, where a record may be missing: a warning
+          if (h.startsWith('#')) this.note(`hash-${ns}`, line, `integer hashes not defined by any ${NS_NAMES[ns]} metadata line (e.g. ${h.slice(1)})`);
+          else this.problem('hash', line, `hash ${h} is not defined by any ${NS_NAMES[ns]} metadata line`);
         }
       }
       const unfinishedPids: number[] = [];
-      for (const [pid, p] of this.procs) if (p.endLine === 0) unfinishedPids.push(pid);
-      finished = this.procs.size > 0 && unfinishedPids.length === 0 && !extra.gzipError;
+      let withEvents = 0;
+      for (const [pid, p] of this.procs) {
+        if (p.events === 0 && p.endLine === 0) continue; // metadata only
+        withEvents++;
+        if (p.endLine === 0) unfinishedPids.push(pid);
+      }
+      finished = withEvents > 0 && unfinishedPids.length === 0 && !extra.gzipError;
       let open = 0;
       for (const [pidx, pend] of this.pending) {
         if (this.idSeen(pidx)) continue; // written earlier, beyond the recent-events window
         if (unfinishedPids.length > 0 || extra.gzipError) open++;
+        // a parent is entered (takes its id) before its children: one that never came was still
+        // open when the process finalized (genuine upstream); one with a larger id cannot be
+        else if (pend.minChildId > pidx) this.note('open-parent', pend.line, 'p_idx names a parent that was still open at finalize (its event was never written)');
         else this.problem('parent', pend.line, `p_idx ${pidx} names no event in the file`);
+      }
+      for (const [pid, p] of this.procs) {
+        if (!p.startSeen && p.firstNotStart > 0) this.note('no-start', p.firstNotStart, `no "start" event for pid ${pid} (layout before DFTracer 1.0)`);
       }
       if (unfinishedPids.length > 0 && !extra.gzipError) {
         warnings.push(
@@ -426,6 +528,13 @@ export class SemanticChecker {
             (open > 0 ? `; ${open} span${open > 1 ? 's were' : ' was'} still open` : ''),
         );
       }
+    }
+    const lineOf = (n: Note) => (n.count > 1 ? `${n.count} times, first on line ${n.line}` : `line ${n.line}`);
+    for (const n of this.notes.values()) warnings.push(`${n.text} (${lineOf(n)})`);
+    if (extra.strict) {
+      // warnings are errors: each at its first line (an unfinished trace at its last)
+      const lines = [...(warnings.length > this.notes.size ? [this.lines] : []), ...[...this.notes.values()].map((n) => n.line)];
+      warnings.forEach((w, i) => this.problem('strict', lines[i]!, w));
     }
     let nTracks = 0;
     for (const m of this.tracks.values()) nTracks += m.size;
@@ -436,7 +545,7 @@ export class SemanticChecker {
       metadata: this.metadata,
       bytesIn: extra.bytesIn,
       bytesOut: extra.bytesOut,
-      pids: this.procs.size,
+      pids: [...this.procs.values()].filter((p) => p.events > 0).length,
       tracks: nTracks,
       finished,
       problems: [...this.groups.values()],
@@ -577,9 +686,12 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
     if (checker.notTrace) break;
   }
   let unterminated = false;
+  let closeNoNewline = false;
   if (!checker.notTrace && carry && carry.length > 0 && !reader.outcome.gzipError) {
-    // an unterminated last line is checked too (and reported as cut short)
+    // an unterminated last line is checked too (and reported as cut short), but for a closing
+    // `]` (DFTracer 2024 wrote it without a newline)
     unterminated = true;
+    closeNoNewline = new TextDecoder().decode(carry).trim() === ']';
     submit(concat(null, carry, new Uint8Array([10]), 0, 1));
   }
   while (inflight.length > 0) {
@@ -587,7 +699,7 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
     if (!checker.notTrace) checker.consume(r);
   }
   const out = reader.outcome;
-  return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });
+  return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, closeNoNewline, strict: opts.strict === true, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });
 }
 
 /** Size of chunk buffers: a decompressed chunk (1 MiB) plus room for a carried partial line. */
@@ -616,6 +728,10 @@ export interface ValidationReport {
   files: FileValidation[];
   /** Total complete events. */
   events: number;
+  /** Total metadata records. */
+  metadata: number;
+  /** Total warnings (kinds per file). */
+  warnings: number;
   problems: number;
   seconds: number;
 }
@@ -632,10 +748,14 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
     await pool.close();
   }
   let events = 0;
+  let metadata = 0;
+  let warnings = 0;
   let problems = 0;
   for (const r of results) {
     events += r.events;
+    metadata += r.metadata;
+    warnings += r.warnings.length;
     for (const g of r.problems) problems += g.count;
   }
-  return { files: results, events, problems, seconds: (performance.now() - t0) / 1000 };
+  return { files: results, events, metadata, warnings, problems, seconds: (performance.now() - t0) / 1000 };
 }

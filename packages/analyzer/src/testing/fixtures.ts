@@ -93,8 +93,8 @@ export function writeSmallTrace(path: string, variant: Variant = 'clean', opts: 
   }
   if (variant === 'missing-parent') {
     line = w.lines + 1;
-    // p_idx 5000 names no event
-    w.writeComplete({ id: 5001, name: 'step', cat: 'compute', tid: pid, ts: t0 + 241, level: 2, pIdx: 5000 }, 2);
+    // p_idx 5000 names no event, and cannot be a parent still open (a parent's id is smaller)
+    w.writeComplete({ id: 4999, name: 'step', cat: 'compute', tid: pid, ts: t0 + 241, level: 2, pIdx: 5000 }, 2);
   }
   if (variant === 'duplicate-id') {
     line = w.lines + 1;
@@ -102,7 +102,7 @@ export function writeSmallTrace(path: string, variant: Variant = 'clean', opts: 
   }
   if (variant === 'wrong-num-events') {
     line = w.lines + 1;
-    w.end(t0 + 300, ['posix'], w.completeEvents + 1);
+    w.end(t0 + 300, ['posix'], w.records + 1);
   } else if (variant !== 'unfinished') {
     w.end(t0 + 300);
   }

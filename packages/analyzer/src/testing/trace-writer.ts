@@ -1,7 +1,10 @@
 /**
  * A small, synchronous writer of DFTracer "E2" trace files, byte for byte in the layout that
  * @dftracer/core writes: line 1 `[`, one JSON object per line, fields in a fixed order, metadata
- * lines (`HH`, `FH`, `SH`, `thread_name`, `process_name`, `CM`) and a `start`/`end` pair.
+ * lines (`HH`, `FH`, `SH`, `thread_name`, `process_name`, `CM`) with ids of the same sequence as
+ * events, a `start`/`end` pair (`num_events` counting every record before `end`) and a closing
+ * `]`. Options write upstream DFTracer's older layouts instead (integer hashes, numbers as
+ * strings, no ids on metadata, `]` without a newline or none).
  * Compressed output is a multi-member gzip: every flush is one complete member.
  *
  * Used by the tests (to make real fixtures, and deliberately broken copies of them) and by the
@@ -28,6 +31,14 @@ export interface TraceWriterOptions {
   memberBytes?: number;
   /** gzip level (default 1, as a tracer would use). */
   level?: number;
+  /** Metadata records take ids (default true; false as dftracer.js before 0.2 and DFTracer late 2025). */
+  metaIds?: boolean;
+  /** Hashes as 16-hex strings (default) or as integers (DFTracer 2024: the 64-bit value, unquoted). */
+  hashes?: 'hex' | 'int';
+  /** Numbers as strings (`"id":"7"`, `"ret":"4096"`: the DLIO profiler / DFTracer 2023 layout). */
+  stringNumbers?: boolean;
+  /** How `close()` ends the array after `end`: a `]` line (default), `]` without newline (2024), none. */
+  closeBracket?: 'line' | 'no-newline' | 'none';
 }
 
 export interface Span {
@@ -67,12 +78,19 @@ export class TraceWriter {
   private readonly gzip: boolean;
   private readonly memberBytes: number;
   private readonly level: number;
+  private readonly metaIds: boolean;
+  private readonly intHashes: boolean;
+  private readonly stringNumbers: boolean;
+  private readonly closeBracket: 'line' | 'no-newline' | 'none';
+  private ended = false;
   private fd: number;
   private buf: string[] = [];
   private bufLen = 0;
   private nextId = 1;
   /** Complete (`ph: "X"`) events written so far, start included. */
   completeEvents = 0;
+  /** Records written so far (complete events and metadata). */
+  records = 0;
   /** Lines written so far, `[` included. */
   lines = 0;
   private readonly stacks = new Map<number, Span[]>();
@@ -84,11 +102,15 @@ export class TraceWriter {
     this.pid = opts.pid ?? 4242;
     this.tid = opts.tid ?? this.pid;
     this.hostname = opts.hostname ?? 'node01';
-    this.hhash = dftHash(this.hostname);
     this.metadata = opts.metadata ?? true;
     this.gzip = opts.path.endsWith('.gz');
     this.memberBytes = opts.memberBytes ?? 64 * 1024;
     this.level = opts.level ?? 1;
+    this.metaIds = opts.metaIds ?? true;
+    this.intHashes = opts.hashes === 'int';
+    this.stringNumbers = opts.stringNumbers ?? false;
+    this.closeBracket = opts.closeBracket ?? 'line';
+    this.hhash = this.hash(this.hostname);
     mkdirSync(dirname(opts.path), { recursive: true });
     this.fd = openSync(opts.path, 'w', 0o644);
     this.raw('[');
@@ -112,31 +134,64 @@ export class TraceWriter {
   }
 
   close(): void {
+    if (this.ended && this.closeBracket !== 'none' && this.fd >= 0) {
+      this.flush();
+      if (this.closeBracket === 'line') this.raw(']');
+      else {
+        this.buf.push(']');
+        this.bufLen++;
+        this.lines++;
+      }
+    }
     this.flush();
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
 
-  /** A metadata line (`ph: "M"`). */
+  /** H(s) in this writer's layout: 16 hex digits, or their 64-bit value as an integer. */
+  hash(s: string): string {
+    const h = dftHash(s);
+    return this.intHashes ? BigInt(`0x${h}`).toString() : h;
+  }
+
+  /** A hash as JSON: quoted hex, or a bare integer. */
+  private hashJson(h: string): string {
+    return this.intHashes ? h : `"${h}"`;
+  }
+
+  /** A number as this layout writes it. */
+  private n(v: number): string {
+    return this.stringNumbers ? `"${v}"` : String(v);
+  }
+
+  /** A metadata line (`ph: "M"`), with the next id unless `metaIds` is off. */
   meta(name: string, argName: string, argValue: string, tid = this.tid): void {
-    const args = this.metadata ? `{"hhash":"${this.hhash}","name":${q(argName)},"value":${q(argValue)}}` : `{"name":${q(argName)},"value":${q(argValue)}}`;
-    this.raw(`{"name":${q(name)},"cat":"dftracer","pid":${this.pid},"tid":${tid},"ph":"M","args":${args}}`);
+    const isHash = name === 'HH' || name === 'FH' || name === 'SH';
+    const value = isHash ? this.hashJson(argValue) : q(argValue);
+    const args = this.metadata ? `{"hhash":${this.hashJson(this.hhash)},"name":${q(argName)},"value":${value}}` : `{"name":${q(argName)},"value":${value}}`;
+    const id = this.metaIds ? `"id":${this.n(this.nextId++)},` : '';
+    this.records++;
+    this.raw(`{${id}"name":${q(name)},"cat":"dftracer","pid":${this.n(this.pid)},"tid":${this.n(tid)},"ph":"M","args":${args}}`);
   }
 
   /** The header a tracer writes at init: HH, thread_name, FH(cwd), SH(cmd), SH(exec). */
   header(opts: { cwd?: string; cmd?: string; exec?: string } = {}): void {
     this.meta('HH', this.hostname, this.hhash);
     this.threadName(this.tid, 'main');
-    this.fileHash(opts.cwd ?? '/work');
-    this.stringHash(opts.cmd ?? 'node;app.js');
-    this.stringHash(opts.exec ?? 'app.js');
+    this.process = { cwd: opts.cwd ?? '/work', cmd: opts.cmd ?? 'node;app.js', exec: opts.exec ?? 'app.js' };
+    this.fileHash(this.process.cwd);
+    this.stringHash(this.process.cmd);
+    this.stringHash(this.process.exec);
   }
+
+  /** What `header()` said about the process (the `start` event's hashes name the same). */
+  private process = { cwd: '/work', cmd: 'node;app.js', exec: 'app.js' };
 
   /** Emit `FH` for `path` once; returns its hash. */
   fileHash(path: string): string {
     let h = this.fileHashes.get(path);
     if (h === undefined) {
-      h = dftHash(path);
+      h = this.hash(path);
       this.fileHashes.set(path, h);
       this.meta('FH', path, h);
     }
@@ -147,7 +202,7 @@ export class TraceWriter {
   stringHash(s: string): string {
     let h = this.stringHashes.get(s);
     if (h === undefined) {
-      h = dftHash(s);
+      h = this.hash(s);
       this.stringHashes.set(s, h);
       this.meta('SH', s, h);
     }
@@ -214,11 +269,25 @@ export class TraceWriter {
 
   /** Write a complete event line from explicit fields (ids managed by the caller). */
   writeComplete(span: Span, dur: number, args?: Args): void {
-    let line = `{"id":${span.id},"name":${q(span.name)},"cat":${q(span.cat)},"pid":${this.pid},"tid":${span.tid},"ts":${span.ts},"dur":${dur},"ph":"X"`;
-    if (this.metadata) line += `,"args":{"hhash":"${this.hhash}","level":${span.level},"p_idx":${span.pIdx}${args ? argsBody(args) : ''}}`;
+    const n = (v: number) => this.n(v);
+    let line = `{"id":${n(span.id)},"name":${q(span.name)},"cat":${q(span.cat)},"pid":${n(this.pid)},"tid":${n(span.tid)},"ts":${n(span.ts)},"dur":${n(dur)},"ph":"X"`;
+    if (this.metadata) line += `,"args":{"hhash":${this.hashJson(this.hhash)},"level":${n(span.level)},"p_idx":${n(span.pIdx)}${args ? this.argsText(args) : ''}}`;
     line += '}';
     this.completeEvents++;
+    this.records++;
     this.raw(line);
+  }
+
+  /** Args in this layout: hash-valued keys (fhash, *_hash, cwd) as hashes, numbers maybe as strings. */
+  private argsText(args: Args): string {
+    if (!this.intHashes && !this.stringNumbers) return argsBody(args);
+    let out = '';
+    for (const k in args) {
+      const v = args[k]!;
+      const hashKey = k === 'fhash' || k === 'cwd' || k.endsWith('_hash');
+      out += `,${q(k)}:${hashKey && typeof v === 'string' ? this.hashJson(v) : typeof v === 'number' && Number.isInteger(v) ? this.n(v) : argsBody({ x: v }).slice(5)}`;
+    }
+    return out;
   }
 
   /** Take an id without writing anything (a tracer whose ids are not contiguous). */
@@ -230,9 +299,9 @@ export class TraceWriter {
   start(ts: number): void {
     const args: Args = this.metadata
       ? {
-          cmd_hash: this.stringHash('node;app.js'),
-          exec_hash: this.stringHash('app.js'),
-          cwd: this.fileHash('/work'),
+          cmd_hash: this.stringHash(this.process.cmd),
+          exec_hash: this.stringHash(this.process.exec),
+          cwd: this.fileHash(this.process.cwd),
           version: '0.1.0',
           date: 'Mon Oct 20 04:22:50 2025',
           ppid: 1,
@@ -241,8 +310,9 @@ export class TraceWriter {
     this.complete('start', 'dftracer', ts, 0, { args, parent: null });
   }
 
-  /** The `end` event; `num_events` counts the complete events before it (start included). */
-  end(ts: number, plugins: string[] = ['posix'], numEvents = this.completeEvents): void {
+  /** The `end` event; `num_events` counts every record before it (metadata and start included). */
+  end(ts: number, plugins: string[] = ['posix'], numEvents = this.records): void {
     this.complete('end', 'dftracer', ts, 0, { args: { num_events: numEvents, plugins }, parent: null });
+    this.ended = true;
   }
 }
