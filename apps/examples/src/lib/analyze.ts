@@ -19,12 +19,6 @@ export function analyzerCli(): string {
   return join(dirname(pkg), 'dist', 'cli.js');
 }
 
-/** Time with neither I/O nor compute (loop waits, scheduling): the summary's idle time. */
-export function otherUs(s: Summary): number {
-  const t = s.totals as Summary['totals'] & { other_us?: number };
-  return t.other_us ?? t.idle_us;
-}
-
 export interface Analysis {
   summary: Summary;
   problems: number;
@@ -43,7 +37,8 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   console.log(`\nwhere the time went (wall ${ms(wall)})`);
   console.log(`  I/O      ${ms(t.io_us).padStart(10)}  ${pct(t.io_us, wall).padStart(5)}   read ${kib(s.bytes_read)}, wrote ${kib(s.bytes_written)}`);
   console.log(`  compute  ${ms(t.compute_us).padStart(10)}  ${pct(t.compute_us, wall).padStart(5)}`);
-  console.log(`  other    ${ms(otherUs(s)).padStart(10)}  ${pct(otherUs(s), wall).padStart(5)}   (neither: waits, scheduling)`);
+  console.log(`  other    ${ms(t.other_us).padStart(10)}  ${pct(t.other_us, wall).padStart(5)}   (in data loading and pipeline spans, with neither)`);
+  if (t.idle_us > 0) console.log(`  idle     ${ms(t.idle_us).padStart(10)}  ${pct(t.idle_us, wall).padStart(5)}   (inside no event)`);
   if (t.overlap_us > 0) console.log(`  I/O and compute at once: ${ms(t.overlap_us)}`);
 
   console.log(`\ntime by category`);
