@@ -33,7 +33,7 @@ function sh(cmd, args, opts = {}) {
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   if (opts.show || (r.status !== 0 && !opts.allowFail)) process.stdout.write(out.replace(/^npm warn Unknown user config.*\n/gm, ''));
   if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
-  return { status: r.status, out };
+  return { status: r.status, out, stdout: r.stdout ?? '' };
 }
 
 async function step(name, fn) {
@@ -47,6 +47,9 @@ async function step(name, fn) {
     results.push({ name, ok: false, note: e.message, s: (Date.now() - t0) / 1000 });
   }
 }
+
+/** A root devDependency's bin. */
+const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 function assert(cond, msg) {
   if (!cond) throw new Error(msg);
@@ -96,9 +99,11 @@ const packages = readdirSync(join(root, 'packages'))
 const tarball = {};
 
 await step(`pack ${packages.length} packages`, () => {
+  // pnpm itself, found once through npx (each `npx pnpm` costs seconds): only pnpm rewrites workspace: ranges.
+  const pnpm = sh('npx', ['-y', '-p', 'pnpm@9', 'sh', '-c', 'command -v pnpm']).stdout.trim();
   for (const { dir, pkg } of packages) {
     assert(existsSync(join(dir, 'dist')), `${pkg.name} is not built (run pnpm build)`);
-    sh('npx', ['-y', 'pnpm@9', 'pack', '--pack-destination', tarDir], { cwd: dir });
+    sh(pnpm, ['pack', '--pack-destination', tarDir], { cwd: dir });
     const file = join(tarDir, `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`);
     assert(existsSync(file), `no tarball for ${pkg.name}`);
     const manifest = sh('tar', ['-xOzf', file, 'package/package.json']).out;
@@ -109,8 +114,9 @@ await step(`pack ${packages.length} packages`, () => {
 });
 
 await step('publint (strict) on every tarball', () => {
+  assert(Object.keys(tarball).length === packages.length, 'not every package was packed');
   for (const [name, file] of Object.entries(tarball)) {
-    const r = sh('npx', ['publint', 'run', '--strict', file], { allowFail: true });
+    const r = sh(bin('publint'), ['run', '--strict', file], { allowFail: true });
     assert(r.status === 0, `${name}: publint found problems`);
   }
   return 'no errors, warnings or suggestions';
@@ -119,8 +125,9 @@ await step('publint (strict) on every tarball', () => {
 // node16 profile: the packages need Node ≥ 20, and TypeScript's `node10` resolution cannot see
 // subpath exports (`@dftracer/core/register`) at all.
 await step('@arethetypeswrong/cli (node16 profile) on every tarball', () => {
+  assert(Object.keys(tarball).length === packages.length, 'not every package was packed');
   for (const [name, file] of Object.entries(tarball)) {
-    const r = sh('npx', ['attw', file, '--profile', 'node16', '--no-color', '--format', 'table'], { allowFail: true });
+    const r = sh(bin('attw'), [file, '--profile', 'node16', '--no-color', '--format', 'table'], { allowFail: true });
     if (r.status !== 0) process.stdout.write(r.out);
     assert(r.status === 0, `${name}: attw found problems`);
   }
@@ -129,6 +136,7 @@ await step('@arethetypeswrong/cli (node16 profile) on every tarball', () => {
 
 let coreTrace;
 await step('1. @dftracer/core alone: node --import @dftracer/core/register app.mjs', () => {
+  assert(tarball['@dftracer/core'], 'no @dftracer/core tarball');
   const dir = freshProject('core-only', [tarball['@dftracer/core']]);
   const deps = installed(dir);
   assert(deps.join() === '@dftracer/core', `core alone should install nothing else, got ${deps.join(', ')}`);
