@@ -1,1 +1,21 @@
-export {};
+export { ai, createAI, ROOT_NAME, ROOT_CAT, ITER_COUNT_NAME, BLOCK_NAME, ITER_NAME, INIT_NAME } from './taxonomy.js';
+export type { AI, AICompute, AIData, AIDataLoader, AIComm, AIDevice, AICheckpoint, AIPipeline, AIOther, AIIo } from './taxonomy.js';
+export type { AITracer, AITracerOptions, AIRegionOptions, AIIterOptions } from './ai-tracer.js';
+export { loadTf } from './tfjs-load.js';
+export type { LoadedTf, LoadTfOptions, Tf, TfPackage } from './tfjs-load.js';
+export { useTf, computeHooks, transferHooks, isAsyncBackend } from './tfjs-hooks.js';
+export type { UseTfOptions } from './tfjs-hooks.js';
+export { tfjsAutoTrace, traceDataset } from './tfjs-autotrace.js';
+export type { TfjsAutoTraceOptions } from './tfjs-autotrace.js';
+
+import { ai } from './taxonomy.js';
+
+/** pydftracer's module aliases (`from dftracer.python.ai import compute`). */
+export const compute = ai.compute;
+export const data = ai.data;
+export const dataloader = ai.dataloader;
+export const comm = ai.comm;
+export const device = ai.device;
+export const checkpoint = ai.checkpoint;
+export const pipeline = ai.pipeline;
+export const other = ai.other;

@@ -3,7 +3,7 @@ export type { InitOptions, DFTracerLogger } from './lifecycle.js';
 export { dftFn, Profile, DftFn } from './dft-fn.js';
 export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './dft-fn.js';
 export { Instrument, instrument } from './instrument.js';
-export type { CallHooks, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './instrument.js';
+export type { CallHooks, ChildOptions, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './instrument.js';
 export { getTracer, tracingEnabled } from './access.js';
 export { resolveConfig, ConfigError } from './config.js';
 export { fsPlugin } from './fs/index.js';

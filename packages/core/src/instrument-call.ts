@@ -21,7 +21,7 @@ export interface CallHooks<S = any> {
    * when it settles; the caller still gets the result at once.
    */
   settle?(result: unknown, state: S, tracer: Tracer): void | PromiseLike<unknown>;
-  /** Args for the event from the call's arguments, its result and `begin`'s value. */
+  /** Args for the event from the call's arguments, its result and `begin`'s value; runs when the call returns (before `settle`). */
   args?(callArgs: ArrayLike<unknown>, result: unknown, state: S, tracer: Tracer): Record<string, ArgValue> | undefined;
 }
 
@@ -140,23 +140,22 @@ function hookedCall(t: ThreadTracer, owner: Instrument, h: CallHooks, fn: AnyFn,
     t.exitKind(span, k, base);
     throw e;
   }
-  const close = (value: unknown): void => {
-    const extra = h.args === undefined ? undefined : guard(t, 'args', () => h.args!(a, value, state, t));
-    t.exitKind(span, k, extra === undefined ? base : { ...base, ...extra });
-  };
   const finish = (value: unknown): PromiseLike<unknown> | undefined => {
+    // Args describe the call as it returned (memory deltas must not include what runs during the wait).
+    const extra = h.args === undefined ? undefined : guard(t, 'args', () => h.args!(a, value, state, t));
+    const args = extra === undefined ? base : { ...base, ...extra };
     const wait = h.settle === undefined ? undefined : guard(t, 'settle', () => h.settle!(value, state, t));
     if (wait === undefined || wait === null || typeof (wait as PromiseLike<unknown>).then !== 'function') {
-      close(value);
+      t.exitKind(span, k, args);
       return undefined;
     }
     return (wait as PromiseLike<unknown>).then(
-      () => close(value),
+      () => t.exitKind(span, k, args),
       (e: unknown) => {
         guard(t, 'settle', () => {
           throw e;
         });
-        close(value);
+        t.exitKind(span, k, args);
       },
     );
   };

@@ -1,4 +1,3 @@
-import { nowUs } from './clock.js';
 import { activeTracer } from './lifecycle.js';
 import type { Instrument } from './instrument.js';
 
@@ -43,10 +42,18 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
-      const t0 = nowUs();
-      const r = it.next();
+      // The wait is a span: what producing the item does (a loader's reads) nests under it.
+      const wait = t !== null && plan.wait !== null ? t.enter() : null;
+      let r: IteratorResult<T>;
+      try {
+        r = it.next();
+      } catch (e) {
+        if (wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait!, d.cat), d.argsFor(undefined, undefined, { [plan.counter]: i + 1 }));
+        throw e;
+      }
       if (r.done) {
         done = true;
+        if (wait !== null) t!.discard(wait); // the end of iteration is no item: nothing to write
         return;
       }
       i++;
@@ -55,7 +62,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         continue;
       }
       const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
-      if (plan.wait !== null) t.emitKind(t.interner.kind(plan.wait, d.cat), t0, nowUs() - t0, args);
+      if (wait !== null) t.exitKind(wait, t.interner.kind(plan.wait!, d.cat), args);
       if (plan.hold === null) {
         yield r.value;
         continue;

@@ -172,6 +172,21 @@ describe('instrument', () => {
     });
   });
 
+  it('run(fn, args, keep) drops the span when keep says the result was no event', async () => {
+    const fetch = instrument('keep', 'fetch');
+    const src = [1, 2];
+    const next = () => Promise.resolve(src.length > 0 ? { done: false, value: src.shift() } : { done: true, value: undefined });
+    const got: unknown[] = [];
+    for (;;) {
+      const r = await fetch.run(next, { from: 'it' }, (x) => !x.done);
+      if (r.done) break;
+      got.push(r.value);
+    }
+    expect(got).toEqual([1, 2]);
+    expect(fetch.run(() => 'sync', undefined, () => false)).toBe('sync');
+    later((t) => expect(inCat(t, 'keep').map((e) => [e.name, e.args!.from])).toEqual([['fetch', 'it'], ['fetch', 'it']]));
+  });
+
   it('rejects bad arguments with errors naming them', () => {
     expect(() => instrument('', 'x')).toThrow(/cat must be a non-empty string/);
     expect(() => instrument('c', '')).toThrow(/name must be a non-empty string/);

@@ -4,6 +4,7 @@ import { traceIterable, type InstrumentIterOptions } from './instrument-iter.js'
 import { nowUs } from './clock.js';
 import { settleSpan } from './instrument-call.js';
 import type { ParamSlot } from './params.js';
+import type { SpanState, ThreadTracer } from './tracer.js';
 import type { ArgValue } from './types.js';
 
 /** Step and sample coordinates that pydftracer attaches to events. */
@@ -36,6 +37,12 @@ export interface InstrumentOptions extends UpdateOptions {
   iter?: Partial<IterNames>;
   /** Per-call hooks (args from arguments and result, a wait before the event closes). */
   hooks?: CallHooks;
+}
+
+/** Options of `child()`/`derive()`: an instrument's options and, for a child, its own category. */
+export interface ChildOptions extends InstrumentOptions {
+  /** The child's category; default the parent's. */
+  cat?: string;
 }
 
 /** Options of `variant()`: a per-use override of a shared instrument. */
@@ -154,19 +161,20 @@ export class Instrument {
   }
 
   /** The child named `<this name>.<suffix>`, same category; created once, then the same object. */
-  derive(suffix: string, options?: InstrumentOptions): Instrument {
+  derive(suffix: string, options?: ChildOptions): Instrument {
     if (typeof suffix !== 'string' || suffix === '') throw new TypeError(`derive: name must be a non-empty string; got ${String(suffix)}`);
     return this.child(`${this.name}.${suffix}`, options);
   }
 
   /**
-   * The child with exactly this name (same category), cached: it starts with this instrument's
-   * args, enable state, iterable names and hooks, and follows its later enable/disable/update.
+   * The child with exactly this name (same category unless `options.cat`), cached: it starts with
+   * this instrument's args, enable state, iterable names and hooks, and follows its later
+   * enable/disable/update. Options apply when the child is first made.
    */
-  child(name: string, options?: InstrumentOptions): Instrument {
+  child(name: string, options?: ChildOptions): Instrument {
     let c = this.children.get(name);
     if (c === undefined) {
-      c = new Instrument(this.cat, name, options, this);
+      c = new Instrument(options?.cat ?? this.cat, name, options, this);
       this.children.set(name, c);
     }
     return c;
@@ -287,13 +295,18 @@ export class Instrument {
     return region;
   }
 
-  /** Stops the most recently started open region of this instrument. */
-  stop(args?: Record<string, ArgValue>): void {
-    this.open[this.open.length - 1]?.stop(args);
+  /** Stops the most recently started open region of this instrument; false when none was open. */
+  stop(args?: Record<string, ArgValue>): boolean {
+    const r = this.open[this.open.length - 1];
+    r?.stop(args);
+    return r !== undefined;
   }
 
-  /** Runs fn inside a region; async fn are timed to settlement and nest across await. */
-  run<T>(fn: () => T, args?: Record<string, ArgValue>): T {
+  /**
+   * Runs fn inside a region; async fn are timed to settlement and nest across await. `keep` sees
+   * the (settled) result and may say it was no event (the end of an iterator): nothing is written.
+   */
+  run<T>(fn: () => T, args?: Record<string, ArgValue>, keep?: (result: Awaited<T>) => boolean): T {
     const t = this.on ? activeTracer() : null;
     if (t === null) return fn();
     const kind = t.interner.kind(this.name, this.cat);
@@ -307,6 +320,7 @@ export class Instrument {
       t.exitFast(depth, kind, allArgs);
       throw e;
     }
+    if (keep !== undefined) return keepOrDrop(t, span, kind, allArgs, result, keep);
     if (result instanceof Promise) return settleSpan(t, span, kind, allArgs, result) as T;
     t.exitFast(depth, kind, allArgs);
     return result;
@@ -326,6 +340,35 @@ export class Instrument {
   metadata(key: string, value: unknown): void {
     activeTracer()?.metadata(key, value);
   }
+}
+
+/** `run` with a `keep` test: the span is written or dropped once the result is known. */
+function keepOrDrop<T>(t: ThreadTracer, span: SpanState, kind: number, args: Record<string, ArgValue> | undefined, result: T, keep: (r: Awaited<T>) => boolean): T {
+  const close = (v: unknown): void => {
+    let write = true;
+    try {
+      write = keep(v as Awaited<T>);
+    } catch {
+      // a failing test keeps the event
+    }
+    if (write) t.exitKind(span, kind, args);
+    else t.discard(span);
+  };
+  if (!(result instanceof Promise)) {
+    close(result);
+    return result;
+  }
+  if (span.depth > 0) t.toAsync(span);
+  return result.then(
+    (v) => {
+      close(v);
+      return v;
+    },
+    (e: unknown) => {
+      t.exitKind(span, kind, args);
+      throw e;
+    },
+  ) as T;
 }
 
 /** An instrument of category `cat` and event name `name` (the root of its own tree). */
