@@ -175,7 +175,7 @@ if (!aiReady) {
     const logDir = join(dir, 'traces');
     mkdirSync(logDir);
     const r = sh('node', ['app.mjs', data], { cwd: dir, env: { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(logDir, 'app') } });
-    assert(/sum 480 on tfjs/.test(r.out), 'the program did not compute its result');
+    assert(/sum 448 on tfjs/.test(r.out), `the program did not compute its result (16 × (0 + … + 7) = 448):\n${r.out}`);
     const files = traceFiles(logDir);
     assert(files.length === 1, `expected one trace file, found ${files.length}`);
     const events = readTrace(files[0]);
