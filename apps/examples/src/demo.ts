@@ -10,11 +10,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
+import { ai, loadTf } from '@dftracer/ai';
+import { finalize, initializeLog } from '@dftracer/core';
 import { compile, createBackend } from '@dftracer/dynamo';
 import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
 import { analyze } from './lib/analyze.js';
-import { pickBackend } from './lib/backend.js';
+import { readyForTraining } from './lib/backend.js';
 import { writeImageFolder } from './lib/images.js';
 import { DataLoader, ImageDataset, type Batch } from './lib/loader.js';
 import { accuracyOf, buildCnn, lossOf } from './lib/model.js';
@@ -33,19 +34,14 @@ const log = initializeLog({ enable: true, dataDir: images, ...(process.env.DFTRA
 if (!log.file) throw new Error('tracing did not start (see the warning above)');
 console.log(`trace   ${log.file}\ndataset ${images}`);
 
-const backend = await pickBackend();
-console.log(`tfjs    ${backend.name}: ${backend.description}`);
-logMetadata('tfjs_backend', backend.name);
+// The best TensorFlow.js present: CUDA, native, wasm, then cpu (a CM record says which).
+const loaded = await loadTf();
+console.log(`tfjs    ${readyForTraining(loaded)}`);
 
-const pipeline = {
-  train: dftFn('pipeline', 'train'),
-  epoch: dftFn('pipeline', 'epoch'),
-  evaluate: dftFn('pipeline', 'evaluate'),
-};
-const compute = { forward: dftFn('compute', 'forward'), backward: dftFn('compute', 'backward'), step: dftFn('compute', 'step') };
-const fetch = dftFn('dataloader', 'fetch');
+const { pipeline, compute } = ai;
+const fetch = ai.dataloader.fetch;
 
-dftFn('data', 'write').run(() => {
+ai.data.derive('generate').run(() => {
   writeImageFolder(join(images, 'train'), TRAIN, 7);
   writeImageFolder(join(images, 'test'), TEST, 8);
 });
@@ -66,7 +62,7 @@ function trainStep(model: tf.LayersModel, { xs, ys }: Batch, epoch: number, step
 async function evaluate(model: tf.LayersModel, epoch: number): Promise<number> {
   return pipeline.evaluate.run(async () => {
     let right = 0;
-    for await (const { xs, ys } of fetch.iter(test.batches(), { name: 'fetch' })) {
+    for await (const { xs, ys } of fetch.iter(test.batches())) {
       right += accuracyOf(model, xs, ys) * xs.shape[0];
       tf.dispose([xs, ys]);
     }
@@ -92,7 +88,7 @@ await pipeline.train.run(async () => {
     await pipeline.epoch.run(async () => {
       let step = 0;
       let loss = 0;
-      for await (const batch of fetch.iter(train.batches(epoch), { name: 'fetch' })) {
+      for await (const batch of fetch.iter(train.batches(epoch))) {
         backend.update({ step: ++step });
         loss = trainStep(compiled, batch, epoch, step);
         profiler.step();

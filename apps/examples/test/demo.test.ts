@@ -25,12 +25,16 @@ describe('demo', () => {
     // two profiled cycles of four active steps each
     expect(run.events.filter((e) => e.name.startsWith('ProfilerStep#'))).toHaveLength(8);
     expect(ofCat(run.events, 'PP').some((e) => e.name === 'Conv2DBackpropFilter')).toBe(true);
-    expect(named(ofCat(run.events, 'compute'), 'backward')).toHaveLength(2 * 64);
+    for (const phase of ['forward', 'backward', 'step']) expect(named(ofCat(run.events, 'compute'), phase)).toHaveLength(2 * 64);
+    expect(named(ofCat(run.events, 'dataloader'), 'fetch.iter')).toHaveLength(2 * (64 + 16));
+    expect(named(ofCat(run.events, 'pipeline'), 'train')).toHaveLength(1);
+    // loadTf says which tfjs it chose in a CM record
+    expect(run.metadata.some((m) => m.name === 'CM' && m.args?.name === 'tfjs' && /"backend":"(wasm|cpu|tensorflow)"/.test(String(m.args?.value)))).toBe(true);
     expect(named(ofCat(run.events, 'pipeline'), 'epoch')).toHaveLength(2);
   });
 
   it('nests every image read under the data item that asked for it', () => {
-    const items = ofCat(run.events, 'data').filter((e) => /(^|\.)(item|getItem)$/.test(e.name));
+    const items = named(ofCat(run.events, 'data'), 'item'); // @ai.data.item on ImageDataset.getItem
     expect(items).toHaveLength(2 * (2048 + 512));
     const reads = childrenOf(named(ofCat(run.events, 'POSIX'), 'read'), items);
     expect(reads.length).toBeGreaterThanOrEqual(items.length);

@@ -3,6 +3,7 @@
  * WebAssembly, then plain JavaScript, and says which. Every example uses it.
  */
 import * as tf from '@tensorflow/tfjs';
+import type { LoadedTf } from '@dftracer/ai';
 import { registerWasmConvGrad } from './wasm-conv-grad.js';
 
 export interface BackendChoice {
@@ -39,4 +40,20 @@ export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND
     }
   }
   throw new Error(`no usable tfjs backend${prefer ? ` named ${prefer}` : ''}`);
+}
+
+const DEVICES: Record<string, string> = {
+  cuda: 'CUDA through @tensorflow/tfjs-node-gpu',
+  wasm: 'WebAssembly (SIMD) through @tensorflow/tfjs-backend-wasm',
+};
+
+/**
+ * After `loadTf()` from @dftracer/ai: makes the chosen backend able to train conv nets (wasm gets
+ * its missing kernel) and says in a line what was chosen and what was passed over.
+ */
+export function readyForTraining(loaded: LoadedTf): string {
+  if (loaded.backend === 'wasm') registerWasmConvGrad();
+  const what = DEVICES[loaded.device] ?? (loaded.backend === 'tensorflow' ? 'native libtensorflow through @tensorflow/tfjs-node' : 'plain JavaScript (@tensorflow/tfjs cpu backend)');
+  const skipped = loaded.skipped.map((s) => `${s.package.replace('@tensorflow/', '')}: ${s.reason}`).join('; ');
+  return `${loaded.backend}: ${what}${skipped ? ` (passed over ${skipped})` : ''}`;
 }

@@ -1,14 +1,13 @@
 /**
  * A PyTorch-style Dataset / DataLoader over an image folder: `getItem` reads and decodes one file,
  * the loader reads a batch's items concurrently, collates them into tensors and yields batches.
+ * Traced with pydftracer's taxonomy: `data.item` per sample (its file reads nested inside) and
+ * `data.preprocess` for the collation.
  */
 import { readFile } from 'node:fs/promises';
 import * as tf from '@tensorflow/tfjs';
-import { dftFn } from '@dftracer/core';
+import { ai } from '@dftracer/ai';
 import { CLASSES, decodePgm, listImageFolder, SIZE } from './images.js';
-
-const item = dftFn('data', 'item');
-const preprocess = dftFn('data', 'preprocess');
 
 export interface Sample {
   pixels: Float32Array;
@@ -28,7 +27,7 @@ export class ImageDataset {
   }
 
   /** One sample: the file read, its pixels scaled to [0, 1]. */
-  @item.log
+  @ai.data.item
   async getItem(index: number): Promise<Sample> {
     const { file, label } = this.samples[index]!;
     const { pixels } = decodePgm(await readFile(file));
@@ -42,7 +41,7 @@ export interface Batch {
 }
 
 /** Stacks samples into an NHWC image tensor and one-hot labels. */
-export const collate = preprocess.log(function collate(samples: Sample[]): Batch {
+export const collate = ai.data.preprocess(function collate(samples: Sample[]): Batch {
   const xs = new Float32Array(samples.length * SIZE * SIZE);
   samples.forEach((s, i) => xs.set(s.pixels, i * SIZE * SIZE));
   return {
