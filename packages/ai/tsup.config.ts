@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.base.js';
 
-export default defineConfig(libraryBuild());
+// shims: import.meta.url in the CommonJS build (loadTf resolves packages from here).
+export default defineConfig(libraryBuild({ shims: true }));

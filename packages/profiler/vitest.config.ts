@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     // Real tfjs training steps on the cpu backend, on a shared 2-core machine.
     testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
   },
 });

@@ -62,7 +62,7 @@ export const REPORT_CLIENT = `
     count(S.events) + ' events from ' + S.traces.length + ' trace file' + (S.traces.length === 1 ? '' : 's') + ', ' + S.processes + ' process' + (S.processes === 1 ? '' : 'es') +
     ' · wall ' + dur(S.wall_us) + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
     ' · compute ' + dur(S.totals.compute_us) + ' (' + pct(S.totals.compute_us, procTime) + ')' +
-    ' · both at once ' + dur(S.totals.overlap_us) + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written);
+    ' · both at once ' + dur(S.totals.overlap_us) + ' · other ' + dur(S.totals.other_us) + ' (' + pct(S.totals.other_us, procTime) + ')' + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written);
 
   var charts = [];
   var pending = 0;
@@ -180,9 +180,9 @@ export const REPORT_CLIENT = `
     }).join('');
     document.getElementById(id).innerHTML = h + '</tbody></table>';
   }
-  table('processes', ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'idle', 'read', 'written'],
-    S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
-    [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  table('processes', ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'other', 'idle', 'read', 'written'],
+    S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.other_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
+    [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
   table('names', ['cat', 'name', 'count', 'total', 'mean', 'p50', 'p99', 'max'],
     S.by_name.slice(0, 50).map(function (r) { return [r.cat, r.name, count(r.count), dur(r.total_us), dur(r.mean_us), dur(r.p50_us), dur(r.p99_us), dur(r.max_us)]; }),
     [0, 0, 1, 1, 1, 1, 1, 1]);

@@ -1,4 +1,4 @@
-// The writer's encoder alone (src/event-gzip.ts: a flush's gzip member from the event columns):
+// The writer's encoder alone (src/gzip/event-gzip.ts: a flush's gzip member from the event columns):
 // `node bench/event-gzip.bench.mjs [OTHER_PACKAGE_ROOT…]` (no build needed).
 //
 // Each root's src/ is compiled with the esbuild that tsup brings (the encoder is not a public entry
@@ -28,7 +28,7 @@ async function load(root) {
   const dir = mkdtempSync(join(tmpdir(), 'event-gzip-bench-'));
   try {
     await esbuild.build({
-      entryPoints: [join(root, 'src/event-gzip.ts'), join(root, 'src/event-buffer.ts'), join(root, 'src/text-sink.ts'), join(root, 'src/line-gzip.test-util.ts')],
+      entryPoints: { 'event-gzip': join(root, 'src/gzip/event-gzip.ts'), 'event-buffer': join(root, 'src/event-buffer.ts'), 'text-sink': join(root, 'src/text-sink.ts'), fixtures: join(root, 'src/fixtures.test-util.ts') },
       bundle: true,
       splitting: true,
       platform: 'node',
@@ -39,7 +39,7 @@ async function load(root) {
       logLevel: 'warning',
     });
     const mod = async (name) => import(join(dir, `${name}.mjs`));
-    return { root, ...(await mod('event-gzip')), ...(await mod('event-buffer')), ...(await mod('text-sink')), ...(await mod('line-gzip.test-util')) };
+    return { root, ...(await mod('event-gzip')), ...(await mod('event-buffer')), ...(await mod('text-sink')), ...(await mod('fixtures')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

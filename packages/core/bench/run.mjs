@@ -4,20 +4,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MIXES, samples } from './streams.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 3);
+/** `BENCH_ONLY=replay` prints only the encoder replay table, `BENCH_ONLY=core` everything else. */
+const ONLY = process.env.BENCH_ONLY ?? '';
 
-function run(name) {
-  const results = [];
-  for (let r = 0; r < REPS; r++) {
-    const dir = mkdtempSync(join(tmpdir(), `dft-bench-${name}-`));
-    const p = spawnSync(process.execPath, [join(here, 'cases.mjs'), name, dir], { encoding: 'utf8', env: { ...process.env, DFTRACER_ENABLE: '1' } });
-    rmSync(dir, { recursive: true, force: true });
-    if (p.status !== 0) throw new Error(`bench case ${name} failed:\n${p.stderr}`);
-    results.push(JSON.parse(p.stdout.trim().split('\n').pop()));
-  }
-  // Median of the repetitions, field by field.
+/** One process of `script` with `args` (the last is a fresh directory); its JSON line. */
+function once(script, args) {
+  const dir = mkdtempSync(join(tmpdir(), 'dft-bench-'));
+  const p = spawnSync(process.execPath, [join(here, script), ...args, dir], { encoding: 'utf8', env: { ...process.env, DFTRACER_ENABLE: '1' } });
+  rmSync(dir, { recursive: true, force: true });
+  if (p.status !== 0) throw new Error(`bench ${script} ${args.join(' ')} failed:\n${p.stderr}`);
+  return JSON.parse(p.stdout.trim().split('\n').pop());
+}
+
+/** Median of the repetitions, field by field. */
+function median(results) {
   const out = {};
   for (const k of Object.keys(results[0])) {
     const v = results.map((x) => x[k]).sort((a, b) => a - b);
@@ -26,44 +30,82 @@ function run(name) {
   return out;
 }
 
-const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired'].map((c) => [c, run(c)]));
+function run(name) {
+  return median(Array.from({ length: REPS }, () => once('cases.mjs', [name])));
+}
+
 const f = (x, d = 0) => (x === undefined ? '–' : x.toFixed(d));
-const rows = [
-  ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
-  ['the same, untraced and traced bursts alternating in one process', f(r.tracedPaired.addedNs), '≤ 150', `${f(r.tracedPaired.aboveFloorNs)} above the clock floor measured alongside (${f(r.tracedPaired.floorNs)})`],
-  ['naive JSON.stringify + write per event, added to the call', f(r.naive.nsPerCall - r.untraced.nsPerCall), '', `${f((r.naive.nsPerCall - r.untraced.nsPerCall) / (r.traced.nsPerCall - r.untraced.nsPerCall), 1)}× ours`],
-  ['total process CPU ns per traced call (format + gzip included)', f(r.traced.cpuPerCall - r.untraced.cpuPerCall), '≤ 500', ''],
-  ['total process CPU ns per POSIX read event (emit + format + gzip), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns; includes compiling the encoder`],
-  ['the same, the next 1 M events (warmed up)', f(r.posixWarm.cpuPerCall), '≤ 500', `main thread ${f(r.posixWarm.nsPerCall)} ns`],
-  ['compressed bytes per POSIX read event (1 M events)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
-  ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
-  ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns (untraced and traced in separate processes)`],
-  ['the same, untraced and traced bursts alternating in one process', `+${f((r.fsPaired.ratio - 1) * 100)} %`, '≤ +40 %', `${f(r.fsPaired.untracedNs)} → ${f(r.fsPaired.tracedNs)} ns (median of per-pair ratios)`],
-];
-console.log(`\n@dftracer/core bench (node ${process.version}, median of ${REPS} processes)\n`);
-console.log('| measure | value | target | note |\n|---|---|---|---|');
-for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 
-// The same run, measured against the references DESIGN.md's targets were derived from, so a slower
-// or faster machine reads the same: each target is a ratio to a reference, taken where it was set.
-const clockNs = r.clock.nsPerCall - r.untraced.nsPerCall;
-const mainAboveClock = r.traced.nsPerCall - r.untraced.nsPerCall - clockNs;
-const refs = [
-  ['two performance.now() calls (the clock floor of a timed call)', f(clockNs), '72 ns where the targets were set'],
-  ['main thread per traced call, above the clock floor', f(mainAboveClock), 'target 150 − 72 = 78 ns there'],
-  ['the same, traced, untraced and clock bursts alternating in one process', f(r.tracedPaired.aboveFloorNs), `floor ${f(r.tracedPaired.floorNs)} ns there`],
-  ['eager JS writer (template + gzip L1 + write), total CPU per POSIX read event', f(r.eagerPosix.cpuPerCall), `661 ns there for a 133-byte line; ${f(r.eagerPosix.bytesPerEvent, 2)} B/event`],
-  ['eager JS writer, the next 1 M events (warmed up)', f(r.eagerWarm.cpuPerCall), ''],
-  ['ours ÷ eager, total CPU per POSIX read event, first 1 M / next 1 M', `${f(r.posix.cpuPerCall / r.eagerPosix.cpuPerCall, 2)}× / ${f(r.posixWarm.cpuPerCall / r.eagerWarm.cpuPerCall, 2)}×`, 'target 500 ÷ 661 = 0.76×'],
-  ['ours ÷ eager, main-thread ns per POSIX read event', `${f(r.posix.nsPerCall / r.eagerPosix.nsPerCall, 2)}×`, 'the eager writer formats and gzips on the calling thread'],
-];
-console.log('\nReferences in the same run (targets as ratios to them)\n');
-console.log('| reference | value | note |\n|---|---|---|');
-for (const row of refs) console.log(`| ${row.join(' | ')} |`);
+if (ONLY !== 'replay') core();
+if (ONLY !== 'core') replays();
 
-// The soak of mixed traced I/O and compute (SOAK_SECONDS, default 60): events/s, RSS, lost events.
-if (process.env.SOAK_SECONDS !== '0') {
-  const soak = spawnSync(process.execPath, [join(here, 'soak.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  process.stdout.write(`\n${soak.stdout}`);
-  if (soak.status !== 0) process.exitCode = 1;
+function core() {
+  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired'].map((c) => [c, run(c)]));
+  const rows = [
+    ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
+    ['the same, untraced and traced bursts alternating in one process', f(r.tracedPaired.addedNs), '≤ 150', `${f(r.tracedPaired.aboveFloorNs)} above the clock floor measured alongside (${f(r.tracedPaired.floorNs)})`],
+    ['naive JSON.stringify + write per event, added to the call', f(r.naive.nsPerCall - r.untraced.nsPerCall), '', `${f((r.naive.nsPerCall - r.untraced.nsPerCall) / (r.traced.nsPerCall - r.untraced.nsPerCall), 1)}× ours`],
+    ['total process CPU ns per traced call (format + gzip included)', f(r.traced.cpuPerCall - r.untraced.cpuPerCall), '≤ 500', ''],
+    ['total process CPU ns per POSIX read event (emit + format + gzip), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns; includes compiling the encoder`],
+    ['the same, the next 1 M events (warmed up)', f(r.posixWarm.cpuPerCall), '≤ 500', `main thread ${f(r.posixWarm.nsPerCall)} ns`],
+    ['compressed bytes per POSIX read event (1 M events)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
+    ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
+    ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns (untraced and traced in separate processes)`],
+    ['the same, untraced and traced bursts alternating in one process', `+${f((r.fsPaired.ratio - 1) * 100)} %`, '≤ +40 %', `${f(r.fsPaired.untracedNs)} → ${f(r.fsPaired.tracedNs)} ns (median of per-pair ratios)`],
+  ];
+  console.log(`\n@dftracer/core bench (node ${process.version}, median of ${REPS} processes)\n`);
+  console.log('| measure | value | target | note |\n|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+
+  // The same run, measured against the references DESIGN.md's targets were derived from, so a slower
+  // or faster machine reads the same: each target is a ratio to a reference, taken where it was set.
+  const clockNs = r.clock.nsPerCall - r.untraced.nsPerCall;
+  const mainAboveClock = r.traced.nsPerCall - r.untraced.nsPerCall - clockNs;
+  const refs = [
+    ['two performance.now() calls (the clock floor of a timed call)', f(clockNs), '72 ns where the targets were set'],
+    ['main thread per traced call, above the clock floor', f(mainAboveClock), 'target 150 − 72 = 78 ns there'],
+    ['the same, traced, untraced and clock bursts alternating in one process', f(r.tracedPaired.aboveFloorNs), `floor ${f(r.tracedPaired.floorNs)} ns there`],
+    ['eager JS writer (template + gzip L1 + write), total CPU per POSIX read event', f(r.eagerPosix.cpuPerCall), `661 ns there for a 133-byte line; ${f(r.eagerPosix.bytesPerEvent, 2)} B/event`],
+    ['eager JS writer, the next 1 M events (warmed up)', f(r.eagerWarm.cpuPerCall), ''],
+    ['ours ÷ eager, total CPU per POSIX read event, first 1 M / next 1 M', `${f(r.posix.cpuPerCall / r.eagerPosix.cpuPerCall, 2)}× / ${f(r.posixWarm.cpuPerCall / r.eagerWarm.cpuPerCall, 2)}×`, 'target 500 ÷ 661 = 0.76×'],
+    ['ours ÷ eager, main-thread ns per POSIX read event', `${f(r.posix.nsPerCall / r.eagerPosix.nsPerCall, 2)}×`, 'the eager writer formats and gzips on the calling thread'],
+  ];
+  console.log('\nReferences in the same run (targets as ratios to them)\n');
+  console.log('| reference | value | note |\n|---|---|---|');
+  for (const row of refs) console.log(`| ${row.join(' | ')} |`);
+
+  // The soak of mixed traced I/O and compute (SOAK_SECONDS, default 60): events/s, RSS, lost events.
+  if (process.env.SOAK_SECONDS !== '0') {
+    const soak = spawnSync(process.execPath, [join(here, 'soak.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdout.write(`\n${soak.stdout}`);
+    if (soak.status !== 0) process.exitCode = 1;
+  }
+}
+
+/**
+ * The gzip encoders on realistic streams: genuine DFTracer traces (streams.mjs) and adversarial
+ * mixes replayed through the tracer with each DFTRACER_GZIP_ENCODER, the three processes of a
+ * stream alternating. The guard (auto) must never write more than zlib -1.
+ */
+function replays() {
+  const { files, reason } = samples();
+  const streams = [...files.map((f) => `trace:${f}`), ...Object.keys(MIXES).map((m) => `mix:${m}`)];
+  const encoders = ['custom', 'zlib', 'auto'];
+  const rows = [];
+  let worst = 0;
+  for (const stream of streams) {
+    const runs = Object.fromEntries(encoders.map((e) => [e, []]));
+    for (let k = 0; k < REPS; k++) for (const e of k & 1 ? [...encoders].reverse() : encoders) runs[e].push(once('replay.mjs', [stream, e]));
+    const [c, z, g] = encoders.map((e) => median(runs[e]));
+    // Each ratio against zlib -1 on the same run's own members (replay.mjs).
+    const ratio = g.bytesPerEvent / g.zlibPerEvent;
+    worst = Math.max(worst, ratio);
+    rows.push([stream.replace(/^trace:/, '').replace(/^mix:/, 'mix: '), f(c.events), f(c.bytesPerEvent, 2), f(z.bytesPerEvent, 2), f(g.bytesPerEvent, 2), `${f(c.bytesPerEvent / c.zlibPerEvent, 2)}× / ${f(ratio, 3)}×`, f(c.cpuPerEvent), f(z.cpuPerEvent), f(g.cpuPerEvent)]);
+  }
+  console.log(`\nEncoders on replayed streams (node ${process.version}, median of ${REPS} processes each; CPU: whole process, recording included)\n`);
+  if (reason) console.log(`Genuine trace replays skipped: ${reason}.\n`);
+  console.log('| stream | events | custom B/ev | zlib -1 B/ev | guard B/ev | custom / guard ÷ zlib -1 (target guard ≤ 1.000×) | custom CPU ns/ev | zlib -1 CPU ns/ev | guard CPU ns/ev |\n|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log(`\nguard ÷ zlib -1, worst stream: ${f(worst, 3)}× (target ≤ 1.000×)`);
+  if (worst > 1) process.exitCode = 1;
 }

@@ -41,6 +41,7 @@ export function childEnv(config: DFTracerConfig): Record<string, string> {
     DFTRACER_DISABLE_IO: bool(config.disableIo),
     DFTRACER_TRACE_COMPRESSION: bool(config.compression),
     DFTRACER_COMPRESSION_LEVEL: String(config.compressionLevel),
+    DFTRACER_GZIP_ENCODER: config.gzipEncoder,
     DFTRACER_WRITE_BUFFER_SIZE: String(config.writeBufferSize),
     DFTRACER_BIND_SIGNALS: bool(config.bindSignals),
     DFTRACER_LOG_LEVEL: config.logLevel,

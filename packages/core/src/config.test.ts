@@ -18,6 +18,14 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({}, { DFTRACER_WRITE_BUFFER_SIZE: '12abc' })).toThrow(/DFTRACER_WRITE_BUFFER_SIZE="12abc".*integer/);
     expect(() => resolveConfig({}, { DFTRACER_LOG_LEVEL: 'LOUD' })).toThrow(/DFTRACER_LOG_LEVEL="LOUD".*ERROR, WARN, INFO, DEBUG/);
     expect(() => resolveConfig({}, { DFTRACER_COMPRESSION_LEVEL: '10' })).toThrow(/DFTRACER_COMPRESSION_LEVEL/);
+    expect(() => resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'fast' })).toThrow(/DFTRACER_GZIP_ENCODER="fast".*auto, custom, zlib/);
+  });
+
+  it('chooses the gzip encoder: auto by default, zlib or custom by variable or option', () => {
+    expect(resolveConfig({}, {}).gzipEncoder).toBe('auto');
+    expect(resolveConfig({}, { DFTRACER_GZIP_ENCODER: ' ZLIB ' }).gzipEncoder).toBe('zlib');
+    expect(resolveConfig({ gzipEncoder: 'custom' }, { DFTRACER_GZIP_ENCODER: 'zlib' }).gzipEncoder).toBe('custom');
+    expect(() => resolveConfig({ gzipEncoder: 'gzip' as 'zlib' })).toThrow(/option gzipEncoder=gzip.*auto, custom, zlib/);
   });
 
   it('lets code options win over the environment and checks them too', () => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { DFTracerConfig, LogLevel } from './types.js';
+import type { DFTracerConfig, GzipEncoder, LogLevel } from './types.js';
 
 /** Options accepted by `initializeLog`; each overrides its DFTRACER_* variable. */
 export interface ConfigOptions {
@@ -11,6 +11,7 @@ export interface ConfigOptions {
   disableIo?: boolean;
   compression?: boolean;
   compressionLevel?: number;
+  gzipEncoder?: GzipEncoder;
   writeBufferSize?: number;
   bindSignals?: boolean;
   logLevel?: LogLevel;
@@ -26,6 +27,7 @@ const TRUE = new Set(['1', 'true', 'on', 'yes']);
 const FALSE = new Set(['0', 'false', 'off', 'no']);
 const BOOL_VALUES = '1/true/on/yes or 0/false/off/no';
 const LEVELS: readonly LogLevel[] = ['ERROR', 'WARN', 'INFO', 'DEBUG'];
+const ENCODERS: readonly GzipEncoder[] = ['auto', 'custom', 'zlib'];
 
 export const DEFAULT_WRITE_BUFFER_SIZE = 1 << 20;
 
@@ -69,6 +71,13 @@ function checkLevel(source: string, v: string): LogLevel {
   throw new ConfigError(`${source}=${JSON.stringify(v)} is not valid; accepted values: ${LEVELS.join(', ')}`);
 }
 
+function checkEncoder(source: string, v: unknown): GzipEncoder {
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : v;
+  if ((ENCODERS as readonly unknown[]).includes(s)) return s as GzipEncoder;
+  const shown = source.startsWith('option ') ? String(v) : JSON.stringify(v); // as the other checks show them
+  throw new ConfigError(`${source}=${shown} is not valid; accepted values: ${ENCODERS.join(', ')}`);
+}
+
 /** Splits DFTRACER_DATA_DIR into absolute prefixes; `all` (or nothing) traces every path. */
 export function parseDataDirs(spec: string | readonly string[] | undefined, source: string): { dataDirs: string[]; traceAll: boolean } {
   const parts = spec === undefined ? [] : typeof spec === 'string' ? spec.split(':') : [...spec];
@@ -106,6 +115,7 @@ export function resolveConfig(options: ConfigOptions = {}, env: Env = process.en
     disableIo: options.disableIo !== undefined ? checkBool('disableIo', options.disableIo) : envBool(env, 'DFTRACER_DISABLE_IO', false),
     compression: options.compression !== undefined ? checkBool('compression', options.compression) : envBool(env, 'DFTRACER_TRACE_COMPRESSION', true),
     compressionLevel: options.compressionLevel !== undefined ? checkInt('compressionLevel', options.compressionLevel, 1, 9) : envInt(env, 'DFTRACER_COMPRESSION_LEVEL', 1, 1, 9),
+    gzipEncoder: options.gzipEncoder !== undefined ? checkEncoder('option gzipEncoder', options.gzipEncoder) : env.DFTRACER_GZIP_ENCODER?.trim() ? checkEncoder('DFTRACER_GZIP_ENCODER', env.DFTRACER_GZIP_ENCODER) : 'auto',
     writeBufferSize: options.writeBufferSize !== undefined ? checkInt('writeBufferSize', options.writeBufferSize, 1, 1 << 30) : envInt(env, 'DFTRACER_WRITE_BUFFER_SIZE', DEFAULT_WRITE_BUFFER_SIZE, 1, 1 << 30),
     bindSignals: options.bindSignals !== undefined ? checkBool('bindSignals', options.bindSignals) : envBool(env, 'DFTRACER_BIND_SIGNALS', false),
     logLevel: options.logLevel !== undefined ? checkLevel('option logLevel', options.logLevel) : env.DFTRACER_LOG_LEVEL?.trim() ? checkLevel('DFTRACER_LOG_LEVEL', env.DFTRACER_LOG_LEVEL) : 'WARN',

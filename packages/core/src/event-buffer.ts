@@ -1,3 +1,5 @@
+import { ARG_COLUMN_NAMES, allocColumns, assignColumns, type ColumnArrays, type EventColumns } from './columns.js';
+import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString, keyFragment, kindFragment, numberText } from './line-format.js';
 import type { TextSink } from './text-sink.js';
 import { grown } from './typed-arrays.js';
 import type { Args } from './types.js';
@@ -63,7 +65,7 @@ export class Interner {
     let k = byName.get(name);
     if (k === undefined) {
       k = this.kindFrag.length;
-      this.kindFrag.push(`,"name":${jsonString(cutName(name))},"cat":${jsonString(cutName(cat))},"pid":${this.pid},"tid":`);
+      this.kindFrag.push(kindFragment(cutName(name), cutName(cat), this.pid));
       this.kindName.push(name);
       this.kindCat.push(cat);
       byName.set(name, k);
@@ -104,7 +106,7 @@ export class Interner {
     let k = this.keys.get(key);
     if (k === undefined) {
       k = this.keyFrag.length;
-      this.keyFrag.push(`,${jsonString(RESERVED_KEYS.has(key) ? `user_${key}` : cutName(key))}:`);
+      this.keyFrag.push(keyFragment(RESERVED_KEYS.has(key) ? `user_${key}` : cutName(key)));
       this.keys.set(key, k);
     }
     return k;
@@ -130,74 +132,22 @@ function cutName(s: string): string {
   return s.length > MAX_NAME ? cut(s, MAX_NAME) : s;
 }
 
-/**
- * JSON string literal for any JS string. JSON.stringify escapes quotes, backslashes, control
- * characters and lone surrogates (as \udXXX), so every line stays valid JSON and valid UTF-8.
- */
-export function jsonString(s: string): string {
-  return JSON.stringify(s);
-}
-
-/** How arg values that JSON cannot hold are written (documented in the README). */
-export function numberText(v: number): string {
-  if (Number.isFinite(v)) return v === 0 ? '0' : String(v); // -0 → 0
-  return v > 0 ? '"Infinity"' : v < 0 ? '"-Infinity"' : '"NaN"';
-}
-
-/** The columns a flush hands over: an EventBuffer, or its arrays after a transfer to the writer thread. */
-export interface EventColumns {
-  readonly count: number;
-  readonly kind: Int32Array;
-  readonly id: Float64Array;
-  readonly tid: Float64Array;
-  readonly ts: Float64Array;
-  readonly dur: Float64Array;
-  readonly level: Int32Array;
-  readonly pidx: Float64Array;
-  readonly argEnd: Int32Array;
-  readonly argKey: Int32Array;
-  readonly argTag: Uint8Array;
-  readonly argNum: Float64Array;
-  /** String values (TAG_STR, TAG_RAW), dense: such an arg's argNum is its index here. */
-  readonly argObj: readonly string[];
-}
+/** The columns (columns.ts) are fields of the buffer itself: the record path stores into them directly. */
+export interface EventBuffer extends ColumnArrays {}
 
 export class EventBuffer implements EventColumns {
   readonly capacity: number;
   count = 0;
-  readonly kind: Int32Array;
-  readonly id: Float64Array;
-  readonly tid: Float64Array;
-  readonly ts: Float64Array;
-  readonly dur: Float64Array;
-  readonly level: Int32Array;
-  readonly pidx: Float64Array;
-  readonly argEnd: Int32Array;
-
   argCap: number;
   argCount = 0;
-  argKey: Int32Array;
-  argTag: Uint8Array;
-  argNum: Float64Array;
-  argObj: string[];
+  argObj: string[] = [];
 
   /** `reuse`: arrays of an earlier buffer of the same capacity, handed back by the writer thread. */
-  constructor(capacity: number, reuse?: Omit<EventColumns, 'count' | 'argObj'>) {
+  constructor(capacity: number, reuse?: ColumnArrays) {
     this.capacity = capacity;
     const r = reuse !== undefined && reuse.kind.length === capacity ? reuse : undefined;
-    this.kind = r?.kind ?? new Int32Array(capacity);
-    this.id = r?.id ?? new Float64Array(capacity);
-    this.tid = r?.tid ?? new Float64Array(capacity);
-    this.ts = r?.ts ?? new Float64Array(capacity);
-    this.dur = r?.dur ?? new Float64Array(capacity);
-    this.level = r?.level ?? new Int32Array(capacity);
-    this.pidx = r?.pidx ?? new Float64Array(capacity);
-    this.argEnd = r?.argEnd ?? new Int32Array(capacity);
     this.argCap = r?.argKey.length ?? Math.max(16, capacity * 4);
-    this.argKey = r?.argKey ?? new Int32Array(this.argCap);
-    this.argTag = r?.argTag ?? new Uint8Array(this.argCap);
-    this.argNum = r?.argNum ?? new Float64Array(this.argCap);
-    this.argObj = [];
+    assignColumns(this, r ?? allocColumns(capacity, this.argCap));
   }
 
   get full(): boolean {
@@ -332,9 +282,8 @@ export class EventBuffer implements EventColumns {
 
   private growArgs(): void {
     const cap = this.argCap * 2;
-    this.argKey = grown(this.argKey, cap);
-    this.argTag = grown(this.argTag, cap);
-    this.argNum = grown(this.argNum, cap);
+    const cols = this as Record<(typeof ARG_COLUMN_NAMES)[number], Int32Array | Uint8Array | Float64Array>;
+    for (const name of ARG_COLUMN_NAMES) cols[name] = grown(cols[name], cap);
     this.argCap = cap;
   }
 
@@ -454,11 +403,11 @@ export function formatLine(buf: EventColumns, ctx: FormatContext, i: number, fro
     }
     tsText = tsHiText + String(ts - hi * 1e6 + 1e6).slice(1);
   } else tsText = numberText(ts);
-  let line = '{"id":' + buf.id[i]! + ctx.kindFrag[buf.kind[i]!]! + buf.tid[i]! + ',"ts":' + tsText + ',"dur":' + buf.dur[i]!;
-  if (!ctx.incMetadata) return line + ',"ph":"X"}\n';
-  line += ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
+  let line = ID_HEAD + buf.id[i]! + ctx.kindFrag[buf.kind[i]!]! + buf.tid[i]! + TS_HEAD + tsText + DUR_HEAD + buf.dur[i]!;
+  if (!ctx.incMetadata) return line + BARE_TAIL;
+  line += ctx.argsHead + buf.level[i]! + PIDX_HEAD + buf.pidx[i]!;
   if (to > from) line += formatArgs(buf, ctx.keyFrag, ctx.strFrag, from, to, Infinity);
-  line += '}}\n';
+  line += ARGS_TAIL;
   if (line.length > MAX_EVENT_BYTES / 3 && Buffer.byteLength(line) > MAX_EVENT_BYTES) {
     line = truncateLine(buf, ctx, i, from, to, line);
     cuts.count++;
@@ -492,13 +441,13 @@ function formatArgs(buf: EventColumns, keyFrag: readonly string[], strFrag: read
         s += strFrag[buf.argNum[j]!]!; // at most 64 chars: never cut
         break;
       case TAG_TRUE:
-        s += 'true';
+        s += TRUE_TEXT;
         break;
       case TAG_FALSE:
-        s += 'false';
+        s += FALSE_TEXT;
         break;
       default:
-        s += 'null';
+        s += NULL_TEXT;
     }
   }
   return s;
@@ -515,9 +464,9 @@ function cut(s: string, max: number): string {
 /** Cuts the string args of an oversize event until its line fits in MAX_EVENT_BYTES. */
 function truncateLine(buf: EventColumns, ctx: FormatContext, i: number, from: number, to: number, line: string): string {
   const head = line.slice(0, line.indexOf(ctx.argsHead));
-  const core = head + ctx.argsHead + buf.level[i]! + ',"p_idx":' + buf.pidx[i]!;
+  const core = head + ctx.argsHead + buf.level[i]! + PIDX_HEAD + buf.pidx[i]!;
   for (let max = 4096; max >= 16; max >>= 2) {
-    const l = core + formatArgs(buf, ctx.keyFrag, ctx.strFrag, from, to, max) + '}}\n';
+    const l = core + formatArgs(buf, ctx.keyFrag, ctx.strFrag, from, to, max) + ARGS_TAIL;
     if (Buffer.byteLength(l) <= MAX_EVENT_BYTES) return l;
   }
   return core + ',"truncated":true}}\n';

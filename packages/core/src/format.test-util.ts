@@ -1,6 +1,8 @@
 /** Formatting fixtures shared by the tests of the formatter and of the encoders that must reproduce it. */
-import { EventBuffer, Interner, formatEvents, type EventColumns, type FormatContext } from './event-buffer.js';
-import { FH, HH } from './line-gzip.test-util.js';
+import type { EventColumns } from './columns.js';
+import { EventBuffer, Interner, formatEvents, type FormatContext } from './event-buffer.js';
+import { FH, HH } from './fixtures.test-util.js';
+import { argsHead } from './line-format.js';
 import { TextSink } from './text-sink.js';
 
 /** A FormatContext over an interner's tables, as the tracer builds one. */
@@ -10,7 +12,7 @@ export function formatContext(interner: Interner, options: { incMetadata?: boole
     keyFrag: interner.keyFrag,
     strFrag: interner.strFrag,
     incMetadata: options.incMetadata ?? true,
-    argsHead: `,"ph":"X","args":{"hhash":"${options.hostHash ?? HH}","level":`,
+    argsHead: argsHead(options.hostHash ?? HH),
     onTruncated: options.onTruncated ?? (() => {}),
   };
 }

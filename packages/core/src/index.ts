@@ -9,7 +9,7 @@ export { resolveConfig, ConfigError } from './config.js';
 export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './config.js';
 export { dftHash } from './hash.js';
-export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
+export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
 export { subscribeKernels, syncKernels, kernelHubStatus } from './tfjs/kernel-hub.js';
 export type { KernelCall, KernelListener } from './tfjs/kernel-hub.js';
 export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './tfjs/types.js';

@@ -111,7 +111,7 @@ export class Instrument {
     this.hooks = options.hooks ?? parent?.hooks;
     this.on = options.enable ?? parent?.on ?? true;
     this.pinned = parent !== null && options.enable !== undefined;
-    if (parent !== null) this.setDefaults({ ...parent.defaults });
+    if (parent !== null) this.setDefaults(parent.defaults); // shared: args objects are replaced, never changed
     this.assign(options);
   }
 
@@ -134,7 +134,8 @@ export class Instrument {
 
   private setOn(on: boolean): void {
     this.on = on;
-    for (const c of this.descendants()) if (!c.pinned) c.setOn(on);
+    for (const c of this.children.values()) if (!c.pinned) c.setOn(on);
+    for (const c of this.variants.values()) if (!c.pinned) c.setOn(on);
   }
 
   /**
@@ -143,20 +144,33 @@ export class Instrument {
    */
   update(info: UpdateOptions = {}): this {
     const patch = stepArgs(info);
-    this.patchTree(patch);
+    if (patch !== undefined) this.patchTree(patch, new Map());
     return this;
   }
 
-  private patchTree(patch: Record<string, ArgValue> | undefined): void {
-    if (patch === undefined) return;
-    if (this.on) this.setDefaults({ ...this.defaults, ...patch });
-    for (const c of this.descendants()) c.patchTree(patch);
+  /**
+   * ai.update() walks the whole taxonomy once per training step: instruments that held the same
+   * (never mutated) args object get the same patched one, so a tree updated as a whole makes one
+   * object per update, not one per instrument.
+   */
+  private patchTree(patch: Record<string, ArgValue>, memo: Map<object, Record<string, ArgValue>>): void {
+    if (this.on) {
+      let next = memo.get(this.defaults);
+      if (next === undefined) {
+        next = { ...this.defaults, ...patch };
+        memo.set(this.defaults, next);
+      }
+      this.setDefaults(next);
+    }
+    for (const c of this.children.values()) c.patchTree(patch, memo);
+    for (const c of this.variants.values()) c.patchTree(patch, memo);
   }
 
   /** Sets the hooks of this instrument and its subtree (undefined removes them). */
   setHooks(hooks: CallHooks | undefined): this {
     this.hooks = hooks;
-    for (const c of this.descendants()) c.setHooks(hooks);
+    for (const c of this.children.values()) c.setHooks(hooks);
+    for (const c of this.variants.values()) c.setHooks(hooks);
     return this;
   }
 
@@ -195,11 +209,6 @@ export class Instrument {
     return v;
   }
 
-  private *descendants(): Generator<Instrument> {
-    yield* this.children.values();
-    yield* this.variants.values();
-  }
-
   private assign(info: UpdateOptions): void {
     const patch = stepArgs(info);
     if (patch !== undefined) this.setDefaults({ ...this.defaults, ...patch });
@@ -207,7 +216,7 @@ export class Instrument {
 
   private setDefaults(d: Record<string, ArgValue>): void {
     this.defaults = d;
-    this.hasDefaults = Object.keys(d).length > 0;
+    this.hasDefaults = hasKeys(d);
   }
 
   /** The args for one event: this instrument's, then values the call passed, then `extra`. */
@@ -392,6 +401,11 @@ function stepArgs(info: UpdateOptions): Record<string, ArgValue> | undefined {
     d = { ...d, ...info.args };
   }
   return d;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function variantKey(o: VariantOptions): string {

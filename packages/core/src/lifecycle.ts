@@ -11,7 +11,8 @@ import { guardCloses } from './fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from './trace-fd-guard.js';
 import { TraceFile, type SharedFile } from './trace-file.js';
 import { ThreadTracer } from './tracer.js';
-import type { DFTracerConfig, Plugin, Teardown } from './types.js';
+import type { EncoderCounts } from './gzip/index.js';
+import type { Args, DFTracerConfig, Plugin, Teardown } from './types.js';
 
 declare const __DFTRACER_VERSION__: string | undefined;
 export const VERSION = typeof __DFTRACER_VERSION__ === 'string' ? __DFTRACER_VERSION__ : '0.0.0-dev';
@@ -183,7 +184,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       if (!isMainThread) identity += `-t${threadId}`;
       if (state.initCount > 1) identity += `-${state.initCount}`;
       const path = traceFilePath(config.logFile, config.compression, identity);
-      const file = TraceFile.create(path, config.compression, config.compressionLevel);
+      const file = TraceFile.create(path, { compression: config.compression, level: config.compressionLevel, gzipEncoder: config.gzipEncoder });
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : isMainThread ? pid : pid * 1000 + threadId, threadName: isMainThread ? 'main' : `worker ${threadId}`, hostname });
       writeHeader(tracer, hostname);
       if (isMainThread) setEnvironmentData(SHARED_KEY, { shared: file.shared, config, hostname } satisfies SharedInit);
@@ -338,7 +339,7 @@ export function finalize(): void {
       if (ownsFile && t.active) {
         // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
         const numEvents = t.recordsWritten();
-        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins] });
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins], ...encoderArgs(t.file.encoderStats.counts()) });
       }
       t.flush();
       if (ownsFile && t.active) t.closeArray();
@@ -355,6 +356,11 @@ export function finalize(): void {
   }
   state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
+}
+
+/** The `end` event's account of how the batches before it were encoded (gzip/encoder-stats.ts). */
+function encoderArgs(c: EncoderCounts): Args {
+  return { batches_custom: c.custom, batches_zlib: c.zlib, batches_plain: c.plain, batches_sampled: c.sampled, encoder_fallbacks: c.fallbacks };
 }
 
 /** Integer µs since the epoch on the tracer's clock; 0 when tracing is off (as upstream). */

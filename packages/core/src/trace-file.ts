@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
+import { ENCODER_STATS_BYTES, EncoderStats, type Encoding } from './gzip/index.js';
 
 // The tracer's own writes use the functions as they were before any plugin wrapped them, so they
 // are never traced and never disturbed by an instrumentation bug.
@@ -13,13 +14,15 @@ const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants;
  * - Int32 at byte 0: the write lock, the closed flag, the failure code, the lock ticket sequence;
  * - BigInt64 slots 2 and 3: the next free id block and the count of written events;
  * - Int32 at byte 32: whether a failure has been reported, whether the fd is closed.
+ * Every thread encodes its batches as `encoding` says (one file, one format) and counts them in
+ * `encoderStats`.
  */
 export interface SharedFile {
   readonly path: string;
   readonly fd: number;
-  readonly compression: boolean;
-  readonly level: number;
+  readonly encoding: Encoding;
   readonly sab: SharedArrayBuffer;
+  readonly encoderStats: SharedArrayBuffer;
   readonly dev: bigint;
   readonly ino: bigint;
 }
@@ -36,7 +39,7 @@ const REPORTED = 0;
 const FD_CLOSED = 1;
 const ONCE = 2;
 /** Warnings given once per process, whichever thread meets the case first: bit i of the ONCE word. */
-const ONCE_KEYS = ['truncated'];
+const ONCE_KEYS = ['truncated', 'encoder'];
 
 /** FAILED codes that are not errnos. */
 const FD_REPLACED = 1_000_000;
@@ -63,6 +66,8 @@ export class TraceFile {
   readonly i32: Int32Array;
   readonly i64: BigInt64Array;
   private readonly flags: Int32Array;
+  /** How the process's batches were encoded (the `end` event reports it). */
+  readonly encoderStats: EncoderStats;
   bytesWritten = 0;
   private localFailure: string | null = null;
 
@@ -74,10 +79,11 @@ export class TraceFile {
     this.i32 = new Int32Array(shared.sab, 0, 4);
     this.i64 = new BigInt64Array(shared.sab, 0, 4);
     this.flags = new Int32Array(shared.sab, 32, 4);
+    this.encoderStats = new EncoderStats(shared.encoderStats);
   }
 
   /** Creates the file exclusively, never through a symlink, mode 0644 less the umask. */
-  static create(path: string, compression: boolean, level: number): TraceFile {
+  static create(path: string, encoding: Encoding): TraceFile {
     const dir = path.slice(0, path.lastIndexOf('/'));
     if (dir) mkdirSync(dir, { recursive: true });
     let fd: number;
@@ -98,7 +104,7 @@ export class TraceFile {
       throw e;
     }
     const sab = new SharedArrayBuffer(48);
-    return new TraceFile({ path, fd, compression, level, sab, dev: st.dev, ino: st.ino }, true);
+    return new TraceFile({ path, fd, encoding, sab, encoderStats: new SharedArrayBuffer(ENCODER_STATS_BYTES), dev: st.dev, ino: st.ino }, true);
   }
 
   /** Whether writing the file has failed for the whole process. */
@@ -147,7 +153,7 @@ export class TraceFile {
   }
 
   /**
-   * Appends one flush's bytes (a gzip member, or plain lines: batch-encoder.ts) and adds `events`
+   * Appends one flush's bytes (a gzip member, or plain lines: gzip/batch-encoder.ts) and adds `events`
    * to the shared count in the same critical section (so `end.num_events` is exact); returns false
    * if the file is closed or has failed.
    */

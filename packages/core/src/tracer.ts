@@ -2,11 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
+import { pickColumns } from './columns.js';
 import { underPrefix } from './config.js';
 import { writeDiagnostic } from './diagnostics.js';
 import { EventBuffer, Interner, MAX_SHAPE_KEYS, metadataLine, safeJson, type FormatContext } from './event-buffer.js';
-import { BatchEncoder } from './batch-encoder.js';
+import { BatchEncoder } from './gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
+import { argsHead } from './line-format.js';
 import { COUNT_SLOT, ID_SLOT, type TraceFile } from './trace-file.js';
 import { cleanTime, isCleanTime } from './times.js';
 import { grown } from './typed-arrays.js';
@@ -129,7 +131,7 @@ export class ThreadTracer implements Tracer {
       keyFrag: this.interner.keyFrag,
       strFrag: this.interner.strFrag,
       incMetadata: config.incMetadata,
-      argsHead: `,"ph":"X","args":{"hhash":"${this.hostHash}","level":`,
+      argsHead: argsHead(this.hostHash),
       onTruncated: (n) => {
         this.truncated += n;
         this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
@@ -498,7 +500,7 @@ export class ThreadTracer implements Tracer {
   closeArray(): void {
     const text = ']\n';
     const f = this.file.shared;
-    this.file.write(f.compression ? gzipSync(text, { level: f.level }) : Buffer.from(text), 0);
+    this.file.write(f.encoding.compression ? gzipSync(text, { level: f.encoding.level }) : Buffer.from(text), 0);
   }
 
   /** Records written to the file so far, metadata included (what `end.num_events` says). */
@@ -510,7 +512,7 @@ export class ThreadTracer implements Tracer {
   startWriter(): void {
     if (this.writer !== null) return;
     try {
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead);
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel]);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }
@@ -573,8 +575,7 @@ export class ThreadTracer implements Tracer {
           count: n,
           metaCount,
           argCount: buf.argCount,
-          // Only the arrays: cloning the buffer object would copy its whole args array.
-          columns: { kind: buf.kind, id: buf.id, tid: buf.tid, ts: buf.ts, dur: buf.dur, level: buf.level, pidx: buf.pidx, argEnd: buf.argEnd, argKey: buf.argKey, argTag: buf.argTag, argNum: buf.argNum },
+          columns: pickColumns(buf),
           // Dense (only string values): a holey array as long as the args cost ~140 ns per event to clone.
           argObj: buf.argObj,
         });
@@ -598,7 +599,7 @@ export class ThreadTracer implements Tracer {
         return;
       }
     }
-    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.compression, this.file.shared.level));
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m)));
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);

@@ -25,8 +25,13 @@ export interface DFTracerConfig {
   readonly disableIo: boolean;
   /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
   readonly compression: boolean;
-  /** DFTRACER_COMPRESSION_LEVEL: zlib level 1–9. */
+  /**
+   * DFTRACER_COMPRESSION_LEVEL, 1–9: 1 (the default) and 2–6 are the hand-written encoder (2–6
+   * copy from more earlier lines: fewer bytes where values recur, more CPU), 7–9 zlib at that level.
+   */
   readonly compressionLevel: number;
+  /** DFTRACER_GZIP_ENCODER: which gzip encoder writes the batches (see GzipEncoder). */
+  readonly gzipEncoder: GzipEncoder;
   /** DFTRACER_WRITE_BUFFER_SIZE: bytes of formatted events held before a flush. */
   readonly writeBufferSize: number;
   /** DFTRACER_BIND_SIGNALS: flush on SIGINT/SIGTERM and re-raise. */
@@ -38,6 +43,14 @@ export interface DFTracerConfig {
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
+
+/**
+ * - `auto` (default): the hand-written encoder, with zlib taking the batches where it writes fewer
+ *   bytes (measured on a sample of batches), so a trace is never larger than zlib's;
+ * - `zlib`: zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
+ * - `custom`: the hand-written encoder on every batch it can take, never measured (for comparisons).
+ */
+export type GzipEncoder = 'auto' | 'custom' | 'zlib';
 
 /**
  * An open span: its id and nesting position are fixed when it is entered; its event is written when

@@ -1,14 +1,15 @@
 /** The writer thread: formats, compresses and appends the batches the main thread hands over. */
-import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { BatchEncoder } from './batch-encoder.js';
-import type { EventColumns, FormatContext } from './event-buffer.js';
+import { columnBuffers, type EventColumns } from './columns.js';
+import { writeDiagnostic } from './diagnostics.js';
+import type { FormatContext } from './event-buffer.js';
+import { BatchEncoder } from './gzip/index.js';
 import { TraceFile } from './trace-file.js';
-import { columnBuffers, detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
+import { detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
 
 detachEarly();
 const init = workerData as WriterInit;
-let warned = false;
+const warned = new Set<string>();
 const file = TraceFile.join(init.shared);
 const progress = new Int32Array(init.progress);
 const kindFrag: string[] = [];
@@ -20,20 +21,18 @@ const ctx: FormatContext = {
   strFrag,
   incMetadata: init.incMetadata,
   argsHead: init.argsHead,
-  onTruncated: (n) => {
-    // Written directly to fd 2: the main thread may be blocked or exiting.
-    if (warned) return;
-    warned = true;
-    if (!file.claimOnce('truncated')) return; // once per process, not per thread
-    try {
-      writeSync(2, `dftracer: WARN: ${n} event(s) longer than 16 KiB had their string args cut\n`);
-    } catch {
-      // stderr closed: nothing to tell.
-    }
-  },
+  onTruncated: (n) => warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
 };
 
-const encoder = new BatchEncoder(ctx, init.shared.compression, init.shared.level);
+/** A warning once per process, as ThreadTracer.warnOnce gives it (written to fd 2 directly: the main thread may be blocked or exiting). */
+function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  if (!file.claimOnce(key) || !init.warn) return;
+  writeDiagnostic(`dftracer: WARN: ${message}\n`);
+}
+
+const encoder = new BatchEncoder(ctx, init.shared.encoding, file.encoderStats, (m) => warnOnce('encoder', m));
 
 parentPort!.on('message', (b: WriterBatch) => {
   for (const k of b.newKinds) kindFrag.push(k);

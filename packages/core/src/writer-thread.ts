@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { EventBuffer } from './event-buffer.js';
+import { columnBuffers, type ColumnArrays } from './columns.js';
 import type { SharedFile } from './trace-file.js';
 
 /**
@@ -25,6 +25,8 @@ export interface WriterInit {
   readonly progress: SharedArrayBuffer;
   readonly incMetadata: boolean;
   readonly argsHead: string;
+  /** Whether DFTRACER_LOG_LEVEL lets warnings through. */
+  readonly warn: boolean;
 }
 
 export interface WriterBatch {
@@ -36,14 +38,8 @@ export interface WriterBatch {
   /** Metadata records in `meta`: counted with the events in `end.num_events`. */
   readonly metaCount: number;
   readonly argCount: number;
-  readonly columns: Columns;
+  readonly columns: ColumnArrays;
   readonly argObj: readonly string[];
-}
-
-export type Columns = Pick<EventBuffer, 'kind' | 'id' | 'tid' | 'ts' | 'dur' | 'level' | 'pidx' | 'argEnd' | 'argKey' | 'argTag' | 'argNum'>;
-
-export function columnBuffers(c: Columns): ArrayBuffer[] {
-  return [c.kind.buffer, c.id.buffer, c.tid.buffer, c.ts.buffer, c.dur.buffer, c.level.buffer, c.pidx.buffer, c.argEnd.buffer, c.argKey.buffer, c.argTag.buffer, c.argNum.buffer] as ArrayBuffer[];
 }
 
 /**
@@ -69,7 +65,7 @@ function entryPath(): string | null {
  * typed-array code on the assumption that none ever will be; the first handover of columns (a
  * transfer detaches them) then throws all that optimized code away and it is compiled again. In
  * the writer thread that was most of the encoder, just compiled on the first batch (`--trace-deopt`:
- * "code dependencies"; with the other warm-up fixes in deflate-block.ts and event-gzip.ts, V8's
+ * "code dependencies"; with the other warm-up fixes in gzip/deflate-block.ts and gzip/event-gzip.ts, V8's
  * compiler threads spend ~80 ms less CPU per process). Each side calls this before its hot code
  * runs, so the first handover finds nothing to invalidate.
  */
@@ -103,12 +99,12 @@ export class WriterThread {
   }
 
   /** Starts a writer thread, or returns null when the writer entry is unavailable (run from source). */
-  static start(shared: SharedFile, incMetadata: boolean, argsHead: string): WriterThread | null {
+  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
     if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
-    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead });
+    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
   }
 
   get failed(): boolean {
@@ -137,8 +133,8 @@ export class WriterThread {
   }
 
   /** Arrays the writer has finished with, ready for the next buffer (never blocks). */
-  reuse(): Columns | undefined {
-    return receiveMessageOnPort(this.recycled)?.message as Columns | undefined;
+  reuse(): ColumnArrays | undefined {
+    return receiveMessageOnPort(this.recycled)?.message as ColumnArrays | undefined;
   }
 
   /** Blocks until every handed-over batch is written; false if the writer stalled or died. */

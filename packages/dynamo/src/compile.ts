@@ -69,9 +69,10 @@ function compileModel<M extends LayersModelLike>(model: M, backend: DynamoBacken
   for (const m of MODEL_METHODS) {
     const original = model[m] as AnyFunction;
     const state: CompiledState = { name: `${model.name}.${m}`, backend, argNames: ['x', 'options'], guards: new Map() };
+    // Layers are wrapped only for calls that trace or capture, and unwrapped when the hooks go.
+    const prepare = () => wrapLayers(model);
     traced[m] = function (this: unknown, ...args: unknown[]) {
-      wrapLayers(model);
-      return rt.call(state, original, model, args);
+      return rt.call(state, original, model, args, prepare);
     };
     Object.defineProperty(traced[m], 'name', { value: m, configurable: true });
   }

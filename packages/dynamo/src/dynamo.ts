@@ -1,5 +1,5 @@
 import { createBackend, type BackendOptions, type DynamoBackend, type DynamoContext } from './backend.js';
-import { compile, makeCompile, type CompileFn } from './compile.js';
+import { compile, defaultBackend, makeCompile, type CompileFn } from './compile.js';
 import type { Graph } from './graph.js';
 
 export type DynamoOptions = BackendOptions;
@@ -29,5 +29,8 @@ export class Dynamo {
   }
 }
 
-/** The namespace pydftracer users know: `dynamo.compile`, `dynamo.createBackend`, `dynamo.Dynamo`. */
-export const dynamo = Object.freeze({ compile, createBackend, Dynamo });
+/**
+ * The namespace pydftracer users know: `dynamo.compile`, `dynamo.createBackend`, `dynamo.Dynamo`,
+ * and `dynamo.defaultBackend()` (the backend of `@dynamo.compile`, with its graphs).
+ */
+export const dynamo = Object.freeze({ compile, createBackend, Dynamo, defaultBackend });

@@ -1,6 +1,6 @@
 export { dynamo, Dynamo } from './dynamo.js';
 export type { DynamoOptions } from './dynamo.js';
-export { compile } from './compile.js';
+export { compile, defaultBackend } from './compile.js';
 export type { AnyFunction, CompileFn, CompileOptions, CustomBackend } from './compile.js';
 export { createBackend, DynamoBackend } from './backend.js';
 export type { BackendOptions, DynamoContext } from './backend.js';

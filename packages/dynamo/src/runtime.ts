@@ -81,13 +81,13 @@ class Runtime {
     this.unpatchReads = null;
     this.tape = null;
     this.tapeBackend = null;
+    for (const restore of this.layerRestorers.splice(0)) restore();
+    this.wrappedModels = new WeakSet();
   }
 
   /** Tracer teardown (finalize): kernels, reads and layers go back to what they were. */
   private teardown = (): void => {
     this.unhook();
-    for (const restore of this.layerRestorers.splice(0)) restore();
-    this.wrappedModels = new WeakSet();
     this.hookedTracer = null;
   };
 
@@ -223,7 +223,7 @@ class Runtime {
   };
 
   /** Runs one compiled call: its span, its kernels' events, and a graph capture when the guard is new. */
-  call(state: CompiledState, fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]): unknown {
+  call(state: CompiledState, fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[], prepare?: () => void): unknown {
     const backend = state.backend;
     let sig = '';
     let capture: GraphCapture | null = null;
@@ -236,6 +236,13 @@ class Runtime {
     }
     const f = this.begin(backend, capture);
     const t = f.tracer;
+    if (prepare !== undefined && (t !== null || f.capture !== null)) {
+      try {
+        prepare();
+      } catch (e) {
+        warnOnce('layers', `dynamo: layers are not traced (${message(e)}); kernels are`);
+      }
+    }
     const gradEnabled = engine().state.gradientDepth > 0 ? 1 : 0;
     const span = t?.enter();
     let result: unknown;

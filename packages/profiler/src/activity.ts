@@ -4,6 +4,8 @@ export enum ProfilerActivity {
   CPU = 'CPU',
   /** Kernels run by a GPU backend (webgl, webgpu, tensorflow on CUDA). */
   GPU = 'GPU',
+  /** torch's name for GPU, so code ported from torch reads the same. */
+  CUDA = 'GPU',
 }
 
 /** torch's DeviceType numbering, written as the `device` arg of PP events. */
@@ -19,7 +21,7 @@ export function activitySet(activities: readonly ProfilerActivity[] | undefined)
   if (activities === undefined) return { cpu: true, gpu: true };
   if (!Array.isArray(activities)) throw new TypeError(`profile: activities must be an array of ProfilerActivity; got ${String(activities)}`);
   for (const a of activities) {
-    if (!ALL.has(a as string)) throw new TypeError(`profile: activities has ${JSON.stringify(a)}; expected ProfilerActivity.CPU or ProfilerActivity.GPU`);
+    if (!ALL.has(a as string)) throw new TypeError(`profile: activities has ${JSON.stringify(a)}; expected ProfilerActivity.CPU, ProfilerActivity.GPU (or .CUDA)`);
   }
   return { cpu: activities.includes(ProfilerActivity.CPU), gpu: activities.includes(ProfilerActivity.GPU) };
 }

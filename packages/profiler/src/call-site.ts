@@ -1,6 +1,6 @@
-// A kernel is launched ~15–25 frames below the program's code (op wrapper, engine scopes, the
-// kernel hook): capture enough frames to reach it.
-const FRAMES = 48;
+// A kernel runs 10–50 frames below the program's code (op wrapper, engine scopes, layers and the
+// optimizer inside a Keras training step, the kernel hook): capture enough frames to reach it.
+const FRAMES = 64;
 const KEEP = 8;
 // npm (node_modules/@tensorflow/…) and pnpm (.pnpm/@tensorflow+tfjs-core@…) layouts, source-mapped or not.
 const TFJS_FRAME = /[\\/]@tensorflow[\\/+]/;
@@ -18,8 +18,30 @@ export function captureStack(): object {
   return holder;
 }
 
-function isRuntimeFrame(line: string): boolean {
-  return TFJS_FRAME.test(line) || line.includes('node:internal') || line.includes('(node:');
+function isRuntimeFile(file: string): boolean {
+  return TFJS_FRAME.test(file) || file.startsWith('node:');
+}
+
+function frameText(site: NodeJS.CallSite): string {
+  const file = site.getFileName() ?? site.getScriptNameOrSourceURL() ?? '<anonymous>';
+  const where = `${file}:${site.getLineNumber() ?? 0}:${site.getColumnNumber() ?? 0}`;
+  const fn = site.getFunctionName();
+  const type = site.getTypeName();
+  const method = site.getMethodName();
+  const name = fn ?? (method !== null ? `${type ?? '<anonymous>'}.${method}` : null);
+  return name === null ? where : `${name} (${where})`;
+}
+
+/** The captured frames as V8 CallSites: no text for the frames that are skipped anyway. */
+function sitesOf(captured: object): readonly NodeJS.CallSite[] | null {
+  const prev = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_err, sites) => sites;
+  try {
+    const s = (captured as { stack?: unknown }).stack;
+    return Array.isArray(s) ? (s as NodeJS.CallSite[]) : null;
+  } finally {
+    Error.prepareStackTrace = prev;
+  }
 }
 
 /**
@@ -29,14 +51,14 @@ function isRuntimeFrame(line: string): boolean {
  * program called) are left out too.
  */
 export function callSites(captured: object): string[] {
-  const text = (captured as { stack?: unknown }).stack;
-  if (typeof text !== 'string') return [];
-  const frames = text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('at '));
-  const first = frames.findIndex((l) => TFJS_FRAME.test(l));
+  const sites = sitesOf(captured);
+  if (sites === null) return [];
+  const files = sites.map((s) => s.getFileName() ?? '');
+  const first = files.findIndex((f) => TFJS_FRAME.test(f));
   if (first < 0) return []; // tfjs bundled into the program: its frames cannot be told apart
   const out: string[] = [];
-  for (let i = first + 1; i < frames.length && out.length < KEEP; i++) {
-    if (!isRuntimeFrame(frames[i]!)) out.push(frames[i]!.slice(3));
+  for (let i = first + 1; i < sites.length && out.length < KEEP; i++) {
+    if (!isRuntimeFile(files[i]!)) out.push(frameText(sites[i]!));
   }
   return out;
 }

@@ -52,6 +52,18 @@ describe('tensorboardTraceHandler', () => {
     const doc = JSON.parse(gunzipSync(readFileSync(join(dir, f!))).toString('utf8')) as { traceEvents: ChromeEvent[] };
     expect(doc.traceEvents.some((e) => e.name === 'Square')).toBe(true);
     expect(() => tensorboardTraceHandler('')).toThrow(/dirName must be a non-empty string/);
+    // A folder that cannot be made: the step goes on, one warning.
+    const warnings: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((s: string) => (warnings.push(String(s)), true)) as typeof process.stderr.write;
+    try {
+      const bad = profile({ tf, onTraceReady: tensorboardTraceHandler(join(dir, f!, 'sub')) }).start();
+      await bad.stop();
+      await bad.start().stop();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(warnings.filter((w) => w.includes('tensorboardTraceHandler'))).toHaveLength(1);
     expect(() => tensorboardTraceHandler(dir, 'a/b')).toThrow(/workerName/);
   });
 });

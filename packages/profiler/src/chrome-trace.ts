@@ -1,3 +1,4 @@
+import { getTracer } from '@dftracer/core';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ export function chromeTrace(result: ProfilerResult): { schemaVersion: number; di
       args['Tensors added'] = e.tensorsAdded;
     }
     if (e.stack.length > 0) args['Call stack'] = e.stack.join(';\n');
-    const cat = e.kind === 'gc' ? 'gc' : e.device === DeviceType.GPU ? 'kernel' : 'cpu_op';
+    const cat = e.kind !== 'kernel' ? e.kind : e.device === DeviceType.GPU ? 'kernel' : 'cpu_op';
     ev.push({ name: e.name, ph: 'X', cat, pid, tid: e.kind === 'gc' ? GC_TID : HOST_TID, ts: e.start, dur: e.duration, args });
   }
   return { schemaVersion: 1, displayTimeUnit: 'ms', traceEvents: ev };
@@ -70,12 +71,23 @@ export function tensorboardTraceHandler(dirName: string, workerName?: string, us
     throw new TypeError(`tensorboardTraceHandler: workerName must be a file name without slashes; got ${String(workerName)}`);
   }
   const worker = workerName ?? `${hostname()}_${process.pid}`;
+  let warned = false;
   return function tensorboardHandler(result: ProfilerResult): void {
-    mkdirSync(dirName, { recursive: true });
-    let ms = Date.now();
-    const file = (t: number): string => join(dirName, `${worker}.${t}.pt.trace.json${useGzip ? '.gz' : ''}`);
-    // Two cycles handed over within one millisecond still get a file each.
-    while (existsSync(file(ms))) ms++;
-    writeChromeTrace(result, file(ms));
+    try {
+      mkdirSync(dirName, { recursive: true });
+      let ms = Date.now();
+      const file = (t: number): string => join(dirName, `${worker}.${t}.pt.trace.json${useGzip ? '.gz' : ''}`);
+      // Two cycles handed over within one millisecond still get a file each.
+      while (existsSync(file(ms))) ms++;
+      writeChromeTrace(result, file(ms));
+    } catch (err) {
+      // Runs inside the program's step(): a full disk or a bad folder must not stop its training.
+      if (warned) return;
+      warned = true;
+      const message = `@dftracer/profiler tensorboardTraceHandler: ${err instanceof Error ? err.message : String(err)}; cycles are not written (reported once)`;
+      const tracer = getTracer();
+      if (tracer !== null) tracer.log('WARN', message);
+      else process.stderr.write(`dftracer: WARN: ${message}\n`);
+    }
   };
 }

@@ -1,12 +1,12 @@
 import type { DeviceType } from './activity.js';
 
-/** One profiled event: a tfjs kernel or a garbage-collection pause. Times in integer µs since the epoch, on the tracer's clock. */
+/** One profiled event: a tfjs kernel, a garbage-collection pause or a `recordFunction` region. Times in integer µs since the epoch, on the tracer's clock. */
 export interface ProfilerEvent {
-  /** Kernel name (`Conv2D`, `_FusedMatMul`) or `gc.minor` / `gc.major` / `gc.incremental` / `gc.weakcb`. */
+  /** Kernel name (`Conv2D`, `_FusedMatMul`), `gc.minor` / `gc.major` / `gc.incremental` / `gc.weakcb`, or the recordFunction name. */
   readonly name: string;
-  readonly kind: 'kernel' | 'gc';
+  readonly kind: 'kernel' | 'gc' | 'user_annotation';
   readonly device: DeviceType;
-  /** The tfjs backend that ran the kernel; `node` for GC pauses. */
+  /** The tfjs backend that ran the kernel; `node` for GC pauses and annotations. */
   readonly backend: string;
   readonly start: number;
   readonly duration: number;

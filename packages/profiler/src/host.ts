@@ -43,7 +43,9 @@ export class HostMonitor {
   private take(entries: readonly PerformanceEntry[]): void {
     for (const e of entries) {
       const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
-      this.gc.push({ name: GC_KINDS[kind] ?? 'gc', start: perfMsToUs(e.startTime), duration: Math.round(e.duration * 1000) });
+      // Both ends floored, as kernel times are, so a pause inside a kernel stays inside it.
+      const start = perfMsToUs(e.startTime);
+      this.gc.push({ name: GC_KINDS[kind] ?? 'gc', start, duration: perfMsToUs(e.startTime + e.duration) - start });
     }
   }
 

@@ -1,6 +1,8 @@
 export { profile, Profiler } from './profiler.js';
 export type { ProfileOptions } from './profiler.js';
 export { schedule, ProfilerAction } from './schedule.js';
+export { recordFunction } from './record-function.js';
+export type { RecordFunction } from './record-function.js';
 export type { ScheduleFn, ScheduleOptions } from './schedule.js';
 export { ProfilerActivity, DeviceType } from './activity.js';
 export type { ProfilerEvent, ProfilerStep } from './events.js';
@@ -9,3 +11,5 @@ export { KeyAverages } from './key-averages.js';
 export type { FunctionEventAvg, KeyAveragesOptions, SortKey, TableOptions } from './key-averages.js';
 export { traceHandler, PP_CAT } from './trace-handler.js';
 export { tensorboardTraceHandler, chromeTrace } from './chrome-trace.js';
+export { collapsedStacks } from './stacks.js';
+export type { StackMetric } from './stacks.js';

@@ -60,8 +60,10 @@ export class KernelLog {
   private tensors = new Int32Array(0);
   private totalBytes = new Float64Array(0);
   private totalTensors = new Int32Array(0);
-  private readonly shapes: (readonly number[])[][] = [];
-  private readonly dtypes: string[][] = [];
+  // Input shapes and dtypes, flat: event i's inputs are [inputAt[i], inputAt[i + 1]).
+  private inputAt = new Int32Array(1);
+  private readonly shapes: (readonly number[])[] = [];
+  private readonly dtypes: string[] = [];
   private readonly stacks: object[] = [];
 
   constructor(private readonly flags: LogFlags) {
@@ -85,6 +87,9 @@ export class KernelLog {
     this.tensors = g(this.tensors);
     this.totalBytes = g(this.totalBytes);
     this.totalTensors = g(this.totalTensors);
+    const at = new Int32Array(cap + 1);
+    at.set(this.inputAt);
+    this.inputAt = at;
     this.cap = cap;
   }
 
@@ -113,19 +118,23 @@ export class KernelLog {
       }
     }
     if (f.recordShapes) {
-      const shapes: (readonly number[])[] = [];
-      const dtypes: string[] = [];
+      // References only: a TensorInfo's shape array is never changed after the kernel made it.
       for (const key in call.inputs) {
         const t = call.inputs[key];
         if (t === undefined || t === null) continue;
-        shapes.push(t.shape);
-        dtypes.push(t.dtype);
+        this.shapes.push(t.shape);
+        this.dtypes.push(t.dtype);
       }
-      this.shapes[i] = shapes;
-      this.dtypes[i] = dtypes;
     }
+    this.inputAt[i + 1] = this.shapes.length;
     if (f.withStack) this.stacks[i] = captureStack();
     this.n = i + 1;
+  }
+
+  private inputsOf<T>(flat: readonly T[], i: number): readonly T[] {
+    const a = this.inputAt[i]!;
+    const b = this.inputAt[i + 1]!;
+    return a === b ? EMPTY : flat.slice(a, b);
   }
 
   /** The recorded kernels as events, in recording order. */
@@ -142,8 +151,8 @@ export class KernelLog {
         duration: this.end[i]! - this.start[i]!,
         step: this.step[i]!,
         gradEnabled: this.grad[i] === 1,
-        inputShapes: this.shapes[i] ?? EMPTY,
-        inputDtypes: this.dtypes[i] ?? EMPTY,
+        inputShapes: this.inputsOf(this.shapes, i),
+        inputDtypes: this.inputsOf(this.dtypes, i),
         bytesAdded: this.bytes[i]!,
         tensorsAdded: this.tensors[i]!,
         totalBytes: this.totalBytes[i]!,

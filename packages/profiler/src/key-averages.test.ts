@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { profile } from './profiler.js';
 import type { ProfilerResult } from './result.js';
-import { smallCnn, tf } from './tfjs.test-util.js';
+import { smallCnn, tempDir, tf } from './tfjs.test-util.js';
 
 let result: ProfilerResult;
 
@@ -66,5 +68,23 @@ describe('keyAverages', () => {
     const byStack = result.keyAverages({ groupByStackN: 1 });
     expect(byStack.every((r) => r.stack.length <= 1)).toBe(true);
     expect(byStack.some((r) => /tfjs\.test-util\.ts/.test(r.stack[0] ?? ''))).toBe(true);
+  });
+});
+
+describe('exportStacks', () => {
+  it('writes collapsed stacks whose values add up to the self CPU time of the kernels with a stack', () => {
+    const file = join(tempDir(), 'stacks.txt');
+    result.exportStacks(file);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    let total = 0;
+    for (const l of lines) {
+      const m = /^(.+);([^;]+) (\d+)$/.exec(l)!;
+      expect(m).not.toBeNull();
+      expect(m[1]).toMatch(/tfjs\.test-util\.ts:\d+/); // the program's frames, outermost first
+      total += Number(m[3]);
+    }
+    const kernels = result.events().filter((e) => e.kind === 'kernel' && e.stack.length > 0);
+    expect(total).toBe(kernels.reduce((s, e) => s + e.duration, 0));
+    expect(() => result.exportStacks(file, 'wall' as never)).toThrow(/metric must be/);
   });
 });

@@ -6,8 +6,10 @@ import { HostMonitor } from './host.js';
 import type { KeyAverages, KeyAveragesOptions } from './key-averages.js';
 import { KernelLog, type EngineTotals } from './kernel-log.js';
 import { attachLane, closeUnusedLane, openLane, wantsLane, type ReservedLane } from './lanes.js';
+import { addSink, removeSink, type AnnotationSink } from './record-function.js';
 import { CycleResult, type ProfilerResult } from './result.js';
 import { ProfilerAction, recordAlways, type ScheduleFn } from './schedule.js';
+import type { StackMetric } from './stacks.js';
 import { backendDevice, engineOf, resolveTf } from './tf-core.js';
 
 export interface ProfileOptions {
@@ -34,7 +36,8 @@ function flag(options: ProfileOptions, name: keyof ProfileOptions): boolean {
 }
 
 /** The cycle being recorded: from its first active step to the end of its last. */
-interface Recording {
+interface Recording extends AnnotationSink {
+  readonly annotations: { name: string; start: number; end: number }[];
   readonly log: KernelLog;
   readonly host: HostMonitor;
   readonly steps: ProfilerStep[];
@@ -99,8 +102,9 @@ export class Profiler {
     this.engine = engineOf(this.tf);
     this.stepNum = 0;
     this.stepStart = nowUs();
-    this.action = this.actionAt(0);
-    this.transit(ProfilerAction.NONE, this.action, this.stepStart);
+    const first = this.actionAt(0);
+    this.transit(ProfilerAction.NONE, first, this.stepStart);
+    this.action = first;
     return this;
   }
 
@@ -155,6 +159,10 @@ export class Profiler {
     this.requireResult('exportChromeTrace').exportChromeTrace(path);
   }
 
+  exportStacks(path: string, metric?: StackMetric): void {
+    this.requireResult('exportStacks').exportStacks(path, metric);
+  }
+
   private requireResult(what: string): CycleResult {
     if (this.last === null) throw new Error(`Profiler.${what}: no cycle recorded yet (it is handed over at the end of a cycle's last active step, or at stop())`);
     return this.last;
@@ -182,12 +190,13 @@ export class Profiler {
     if (recordingPrev && (prev === ProfilerAction.RECORD_AND_SAVE || next === null || next === ProfilerAction.NONE || next === ProfilerAction.WARMUP)) {
       ready = this.finishCycle(t);
     }
-    const recordingNow = this.recording !== null;
-    if (!recordingNow && (next === ProfilerAction.RECORD || next === ProfilerAction.RECORD_AND_SAVE)) this.beginCycle(t);
-    // The hook is installed while a cycle warms up or records, and only then.
-    const wantHook = next === ProfilerAction.WARMUP || this.recording !== null;
+    // The hook is installed while a cycle warms up or records, and only then; first, so that a tf
+    // the hook refuses leaves nothing begun.
+    const record = next === ProfilerAction.RECORD || next === ProfilerAction.RECORD_AND_SAVE;
+    const wantHook = record || next === ProfilerAction.WARMUP;
     if (wantHook && this.unsubscribe === null) this.subscribe();
-    else if (!wantHook && this.unsubscribe !== null) this.unsubscribeNow();
+    if (record && this.recording === null) this.beginCycle(t);
+    if (!wantHook && this.unsubscribe !== null) this.unsubscribeNow();
     if (ready !== null) this.handOver(ready);
   }
 
@@ -204,28 +213,34 @@ export class Profiler {
   private beginCycle(t: number): void {
     const host = new HostMonitor();
     host.start();
+    const annotations: Recording['annotations'] = [];
     this.recording = {
+      annotations,
+      annotate: (name, start, end) => void annotations.push({ name, start, end }),
       log: new KernelLog({ recordShapes: this.recordShapes, profileMemory: this.profileMemory, withStack: this.withStack }),
       host,
       steps: [],
       start: t,
       lane: wantsLane(this.onTraceReady) ? openLane(t) : null,
     };
+    addSink(this.recording);
   }
 
   private finishCycle(t: number): CycleResult {
     const r = this.recording!;
     this.recording = null;
+    removeSink(r);
     const gc = r.host.stop(r.start, t);
     const events: ProfilerEvent[] = r.log.events(this.names, this.backends);
+    const host = (name: string, kind: 'gc' | 'user_annotation', start: number, duration: number): ProfilerEvent => ({
+      name, kind, device: DeviceType.CPU, backend: 'node', start, duration,
+      step: r.steps.find((s) => start >= s.start && start < s.start + s.duration)?.step ?? this.stepNum,
+      gradEnabled: false, inputShapes: [], inputDtypes: [], bytesAdded: 0, tensorsAdded: 0, totalBytes: 0, totalTensors: 0, stack: [],
+    });
+    // Annotations and GC pauses are host (CPU) activity, as torch files record_function under CPU.
     if (this.cpu) {
-      for (const g of gc) {
-        const step = r.steps.find((s) => g.start >= s.start && g.start < s.start + s.duration)?.step ?? this.stepNum;
-        events.push({
-          name: g.name, kind: 'gc', device: DeviceType.CPU, backend: 'node', start: g.start, duration: g.duration, step, gradEnabled: false,
-          inputShapes: [], inputDtypes: [], bytesAdded: 0, tensorsAdded: 0, totalBytes: 0, totalTensors: 0, stack: [],
-        });
-      }
+      for (const a of r.annotations) events.push(host(a.name, 'user_annotation', a.start, a.end - a.start));
+      for (const g of gc) events.push(host(g.name, 'gc', g.start, g.duration));
     }
     events.sort((a, b) => a.start - b.start || b.duration - a.duration);
     const result = new CycleResult(this.cycles++, this.stepNum, r.start, t, this.profileMemory, this.recordShapes, this.withStack, events, r.steps);

@@ -1,6 +1,7 @@
 import { writeChromeTrace } from './chrome-trace.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';
 import { KeyAverages, type KeyAveragesOptions } from './key-averages.js';
+import { writeStacks, type StackMetric } from './stacks.js';
 
 /** What `onTraceReady` receives: one recorded cycle (torch's profiler result). */
 export interface ProfilerResult {
@@ -22,6 +23,8 @@ export interface ProfilerResult {
   keyAverages(options?: KeyAveragesOptions): KeyAverages;
   /** Writes the cycle as a Chrome-trace JSON file (Perfetto, chrome://tracing); `.gz` gzips it. */
   exportChromeTrace(path: string): void;
+  /** With `withStack`: collapsed stacks (call path;kernel self-µs) for flamegraph.pl or speedscope. */
+  exportStacks(path: string, metric?: StackMetric): void;
 }
 
 export class CycleResult implements ProfilerResult {
@@ -53,5 +56,10 @@ export class CycleResult implements ProfilerResult {
 
   exportChromeTrace(path: string): void {
     writeChromeTrace(this, path);
+  }
+
+  exportStacks(path: string, metric?: StackMetric): void {
+    if (!this.withStack) throw new Error('exportStacks: needs profile({ withStack: true })');
+    writeStacks(this.eventList, path, metric);
   }
 }

@@ -1,8 +1,9 @@
 import type { ProfilerEvent } from './events.js';
 
 /**
- * Each event's self time and self bytes: its own minus those of the kernels nested directly in it
- * (a kernel that launches kernels, as tfjs-node's fused ops do). GC pauses are their own.
+ * Each event's self time and self bytes: its own minus those of the events nested directly in it
+ * (kernels inside a recordFunction region, or a kernel that launches kernels, as tfjs-node's fused
+ * ops do). GC pauses are their own: they interrupt whatever runs.
  */
 export function selfFigures(events: readonly ProfilerEvent[]): { time: Float64Array; bytes: Float64Array } {
   const time = new Float64Array(events.length);
@@ -11,7 +12,7 @@ export function selfFigures(events: readonly ProfilerEvent[]): { time: Float64Ar
   for (let i = 0; i < events.length; i++) {
     time[i] = events[i]!.duration;
     bytes[i] = events[i]!.bytesAdded;
-    if (events[i]!.kind === 'kernel') order.push(i);
+    if (events[i]!.kind !== 'gc') order.push(i);
   }
   // Parents first: earlier start, then longer.
   order.sort((a, b) => events[a]!.start - events[b]!.start || events[b]!.duration - events[a]!.duration);

@@ -17,6 +17,7 @@ let trace: TraceEvent[];
 let recorded: readonly ProfilerEvent[];
 let activeWindow: { start: number; end: number };
 let stepWindows: Map<number, { start: number; end: number }>;
+let ownEvents = 0;
 
 // The seed's "Combining with I/O tracing": traced data loads, profiler steps and the fs tracer, one file.
 beforeAll(async () => {
@@ -61,20 +62,31 @@ beforeAll(async () => {
   }
   await p.stop();
   recorded = p.events();
+  // A handler of the program's own that calls traceHandler: the cycle still lands in the trace.
+  const own = profile({ tf, onTraceReady: (r) => { ownEvents = r.events().length; traceHandler(r); } });
+  own.start();
+  tf.tidy(() => tf.ones([2, 2]).matMul(tf.ones([2, 2])));
+  await own.stop();
   activeWindow = { start: stepWindows.get(2)!.start, end: stepWindows.get(3)!.end };
   finalize();
   cnn.dispose();
   trace = readTrace(log.file!);
 });
 
-const pp = (): TraceEvent[] => trace.filter((e) => e.cat === 'PP');
+// The scheduled cycle's events (the second cycle, from the program's own handler, is checked apart).
+const cycles = (): TraceEvent[] => trace.filter((e) => e.name === 'profiler.cycle').sort((a, b) => a.ts - b.ts);
+const pp = (): TraceEvent[] => trace.filter((e) => e.cat === 'PP' && e.ts < cycles()[1]!.ts);
 
 describe('traceHandler', () => {
   it('writes every profiled event of the active steps as cat PP, once', () => {
     expect(recorded.length).toBeGreaterThan(100);
     expect(pp()).toHaveLength(recorded.length);
     expect(pp().map((e) => e.name).sort()).toEqual(recorded.map((e) => e.name).sort());
-    expect(trace.filter((e) => e.name === 'profiler.cycle')).toHaveLength(1);
+    expect(cycles()).toHaveLength(2);
+    const second = trace.filter((e) => e.cat === 'PP' && e.ts >= cycles()[1]!.ts);
+    expect(second.length).toBe(ownEvents);
+    expect(second.map((e) => e.name)).toContain('BatchMatMul');
+    expect(trace.find((e) => e.name === 'end' && e.cat === 'dftracer')!.args.plugins).toContain('PP');
   });
 
   it('gives every PP event the 5 int and 2 float args as numbers', () => {
@@ -98,7 +110,7 @@ describe('traceHandler', () => {
   });
 
   it('puts them on the tracer clock, inside the active steps and the enclosing event', () => {
-    const cycle = trace.find((e) => e.name === 'profiler.cycle')!;
+    const cycle = cycles()[0]!;
     expect(cycle.cat).toBe('profiler');
     const byId = new Map(trace.map((e) => [e.id, e]));
     for (const e of pp()) {
@@ -114,7 +126,7 @@ describe('traceHandler', () => {
       expect(e.ts).toBeGreaterThanOrEqual(parent.ts);
       expect(e.ts + e.dur).toBeLessThanOrEqual(parent.ts + parent.dur);
     }
-    expect(trace.filter((e) => e.name.startsWith('ProfilerStep#')).map((e) => e.name)).toEqual(['ProfilerStep#2', 'ProfilerStep#3']);
+    expect(trace.filter((e) => e.name.startsWith('ProfilerStep#') && e.args.p_idx === cycle.id).map((e) => e.name)).toEqual(['ProfilerStep#2', 'ProfilerStep#3']);
   });
 
   it('lines PP events up with the I/O and function events of the same steps', () => {

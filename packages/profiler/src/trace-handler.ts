@@ -1,4 +1,4 @@
-import { getTracer, type Span, type Tracer } from '@dftracer/core';
+import { addPlugin, getTracer, type Span, type Tracer } from '@dftracer/core';
 import { DeviceType } from './activity.js';
 import type { ProfilerEvent } from './events.js';
 import { CYCLE_CAT, CYCLE_NAME, RESERVES_LANE, takeLane } from './lanes.js';
@@ -10,6 +10,14 @@ export const PP_CAT = 'PP';
 const STEP_CAT = 'profiler';
 
 let warned = false;
+const announced = new WeakSet<Tracer>();
+
+/** Lists `PP` among the trace's plugins (the `end` event's `plugins` arg): the file says what wrote into it. */
+function announce(tracer: Tracer): void {
+  if (announced.has(tracer)) return;
+  announced.add(tracer);
+  addPlugin({ name: PP_CAT, setup: () => undefined });
+}
 
 function percent(v: number, total: number): number {
   return total > 0 ? Math.round((1e6 * v) / total) / 1e4 : 0;
@@ -77,6 +85,7 @@ export const traceHandler = Object.assign(
     let span: Span | null = null;
     let written = 0;
     try {
+      announce(tracer);
       span = takeLane(result, tracer)?.span ?? tracer.enter({ async: true, start: result.start });
       const s = span;
       written = tracer.within(s, () => writeCycle(tracer, result));

@@ -55,6 +55,7 @@ export class RecordingTracer implements Tracer {
       disableIo: false,
       compression: false,
       compressionLevel: 1,
+      gzipEncoder: 'auto',
       writeBufferSize: 1 << 20,
       bindSignals: false,
       logLevel: 'WARN',

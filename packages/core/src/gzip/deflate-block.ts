@@ -1,8 +1,7 @@
 /**
- * The back end of our DEFLATE encoders (RFC 1951 in an RFC 1952 gzip member): a batch's LZ77
+ * The back end of the hand-written encoder (RFC 1951 in an RFC 1952 gzip member): a batch's LZ77
  * tokens, counted as they are added, written as one dynamic-Huffman block with codes built from the
- * counts. The encoders differ only in how they find matches: `line-gzip.ts` in trace text,
- * `event-gzip.ts` in the events' columns, without the text.
+ * counts. How the matches are found is event-gzip.ts's business.
  */
 import { BitWriter } from './bit-writer.js';
 import { canonicalCodes, codeLengths } from './huffman.js';
@@ -137,12 +136,9 @@ export function gzipMember(tokens: DeflateTokens, count: number, crc: number, si
   w.bits(2, 2); // BTYPE = dynamic Huffman
   writeCodeLengths(w, litLen, distLen);
 
-  // A short call first. A first call over a whole batch got its loop compiled while running (OSR)
-  // before the stores after the loop had ever run, and that code, entered again on every later
-  // batch, deoptimized at those stores each time (up to ~370 times per million events in some
-  // processes, `--trace-deopt`). After 64 tokens the stores have run with type feedback kept and
-  // the loop is not compiled yet: no such loop in 26 runs since (a first call of 8 tokens was too
-  // short: V8 keeps feedback only once a function has run a while).
+  // A short call first: a first call over a whole batch would have its loop compiled while running
+  // (OSR) before the stores after it had ever run, and that code would deoptimize at those stores
+  // on every later batch. 64 tokens run the stores with feedback kept, before the loop is compiled.
   const head = Math.min(count, 64);
   writeTokens(w, tokens.buf, 0, head, litCode, litLen, distCode, distLen);
   writeTokens(w, tokens.buf, head, count, litCode, litLen, distCode, distLen);
@@ -253,7 +249,7 @@ function writeCodeLengths(
 
   // Run-length code the sequence into symbols and their extra values. Typed arrays and an index,
   // not pushes and iterators: this runs once per batch, and V8's optimized code for it (and the
-  // time to compile it, ~18 ms a process with arrays) grows with every array growth path inlined.
+  // time to compile it) grows with every array growth path inlined.
   const syms = CL_SYMS;
   const extras = CL_EXTRAS;
   let m = 0;

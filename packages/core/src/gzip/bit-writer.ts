@@ -6,7 +6,7 @@
 export class BitWriter {
   /**
    * Pending bits, the oldest in the low end; fewer than 16 between calls. Public so that a hot
-   * loop can copy the state into locals and back (see line-gzip.ts writeTokens).
+   * loop can copy the state into locals and back (see deflate-block.ts writeTokens).
    */
   acc = 0;
   n = 0;

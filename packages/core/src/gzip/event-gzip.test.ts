@@ -1,13 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { EventBuffer, Interner, MAX_EVENT_BYTES, type FormatContext } from './event-buffer.js';
+import { EventBuffer, Interner, MAX_EVENT_BYTES, type FormatContext } from '../event-buffer.js';
 import { EventGzip } from './event-gzip.js';
-import { formatContext, formattedText, pushPosixReads } from './format.test-util.js';
-import { GENERATOR, type FuzzGenerator } from './fuzz-generator.test-util.js';
-import { FH, rng } from './line-gzip.test-util.js';
-import { tempDir, writeModule } from './trace-reader.test-util.js';
-import type { ArgValue } from './types.js';
+import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
+import { GENERATOR, type FuzzGenerator } from '../fuzz-generator.test-util.js';
+import { FH, rng } from '../fixtures.test-util.js';
+import { tempDir, writeModule } from '../trace-reader.test-util.js';
+import type { ArgValue } from '../types.js';
 
 function setup(incMetadata = true, sources = 1) {
   const interner = new Interner(4242);

@@ -1,10 +1,9 @@
 /**
  * A flush's gzip member straight from the event columns, without building the text.
  *
- * Formatting lines and then having zlib search them for repeats costs most of a traced event's CPU
- * (building a line ~130 ns, encoding it ~65, zlib -1 ~200–230, their garbage ~110; core README,
- * "Performance"). But the encoder already knows where the repeats are: an event's line is its
- * kind's previous line with a few fields changed. So each line is walked as pieces — constant
+ * Formatting lines and then having zlib search them for repeats costs most of a traced event's CPU.
+ * But the encoder already knows where the repeats are: an event's line is its kind's previous line
+ * with a few fields changed. So each line is walked as pieces — constant
  * fragments and field values — against that previous line (the reference):
  *
  * - a piece equal to the reference's (a fragment, a number equal as a value, the same interned
@@ -36,10 +35,10 @@ import {
   TAG_STR,
   TAG_TRUE,
   formatLine,
-  jsonString,
-  type EventColumns,
   type FormatContext,
-} from './event-buffer.js';
+} from '../event-buffer.js';
+import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from '../columns.js';
+import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from '../line-format.js';
 import { POW10, differingDigits, numberDigits } from './number-digits.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */
@@ -105,8 +104,8 @@ const TAG_KEY = 7;
 const TAG_NONE = 255;
 
 /**
- * New text per event above which a batch goes to zlib instead (prefersText): with a 100-character
- * path per event that differs every time, this encoder wrote 53 B per event, zlib -1 16 B.
+ * New text per event above which a batch goes to zlib instead (prefersText): with a long path per
+ * event that differs every time, this encoder writes about three times zlib -1's bytes.
  */
 const TEXT_CHARS_PER_EVENT = 8;
 
@@ -126,34 +125,18 @@ const NO_STRINGS: readonly string[] = [];
  * would otherwise see the shapes of both EventBuffer and the writer thread's batch object (and of
  * their arrays' element kinds) and deoptimize as each appears.
  */
+interface Columns extends ColumnArrays {}
 class Columns implements EventColumns {
   count = 0;
-  kind: Int32Array = new Int32Array(0);
-  id: Float64Array = new Float64Array(0);
-  tid: Float64Array = new Float64Array(0);
-  ts: Float64Array = new Float64Array(0);
-  dur: Float64Array = new Float64Array(0);
-  level: Int32Array = new Int32Array(0);
-  pidx: Float64Array = new Float64Array(0);
-  argEnd: Int32Array = new Int32Array(0);
-  argKey: Int32Array = new Int32Array(0);
-  argTag: Uint8Array = new Uint8Array(0);
-  argNum: Float64Array = new Float64Array(0);
-  argObj: readonly string[] = [];
+  argObj: readonly string[] = NO_STRINGS;
+
+  constructor() {
+    assignColumns(this, allocColumns(0, 0));
+  }
 
   of(b: EventColumns): this {
     this.count = b.count;
-    this.kind = b.kind;
-    this.id = b.id;
-    this.tid = b.tid;
-    this.ts = b.ts;
-    this.dur = b.dur;
-    this.level = b.level;
-    this.pidx = b.pidx;
-    this.argEnd = b.argEnd;
-    this.argKey = b.argKey;
-    this.argTag = b.argTag;
-    this.argNum = b.argNum;
+    assignColumns(this, b);
     this.argObj = b.argObj;
     return this;
   }
@@ -165,18 +148,18 @@ export class EventGzip {
   private readonly kindFrags: Frag[] = [];
   private readonly keyFrags: Frag[] = [];
   private readonly strFrags: Frag[] = [];
-  private readonly fId = new Frag('{"id":');
-  private readonly fTs = new Frag(',"ts":');
-  private readonly fDur = new Frag(',"dur":');
+  private readonly fId = new Frag(ID_HEAD);
+  private readonly fTs = new Frag(TS_HEAD);
+  private readonly fDur = new Frag(DUR_HEAD);
   private readonly fArgsHead: Frag;
-  private readonly fPidx = new Frag(',"p_idx":');
+  private readonly fPidx = new Frag(PIDX_HEAD);
   /** The fragment before each fixed field's value. */
   private readonly fixedFrags: readonly Frag[];
-  private readonly fTail = new Frag('}}\n');
-  private readonly fTailBare = new Frag(',"ph":"X"}\n');
-  private readonly fTrue = new Frag('true');
-  private readonly fFalse = new Frag('false');
-  private readonly fNull = new Frag('null');
+  private readonly fTail = new Frag(ARGS_TAIL);
+  private readonly fTailBare = new Frag(BARE_TAIL);
+  private readonly fTrue = new Frag(TRUE_TEXT);
+  private readonly fFalse = new Frag(FALSE_TEXT);
+  private readonly fNull = new Frag(NULL_TEXT);
 
   // Per state (a kind's, see STATES): the kind it holds, where its last line began in this batch
   // (-1: none yet) and how many args that line had. All per-state arrays are made by allocStates.
@@ -248,9 +231,8 @@ export class EventGzip {
 
   /**
    * `sources`: how many of a kind's last lines a line may copy from (1: only the last; up to
-   * SOURCES): more find more copies where values recur a few lines back (13 % fewer bytes on the
-   * core bench's POSIX reads, whose durations repeat; none with random durations), for 15–70 %
-   * more CPU.
+   * SOURCES): more find more copies where values recur a few lines back (durations that repeat),
+   * for more CPU.
    */
   constructor(
     private readonly ctx: FormatContext,
@@ -281,13 +263,10 @@ export class EventGzip {
   /** The gzip bytes of `meta` (metadata lines) and then the events' lines: one member (two for the first big batch). */
   encode(meta: string, b: EventColumns): Buffer {
     if (!this.warmed && b.count > 2 * WARM_LINES) {
-      // The first big batch goes out as two members: its first WARM_LINES lines, then the rest
-      // (a multi-member file reads as one text). V8 keeps type feedback for a function only after
-      // it has run a while, and the paths of a member's first line had run once, before that, so
-      // `line` was compiled without them and deoptimized on the next batch, to be compiled again.
-      // The second member runs those paths again with feedback kept: ~20 ms less compiling per
-      // process (`--no-concurrent-recompilation --trace-opt`: 139–142 → 114–122 ms). A tracer's
-      // first batch is that short already (tracer.ts FIRST_BATCH); this covers any other feeder.
+      // The first big batch goes out as two members (a multi-member file reads as one text): V8
+      // keeps type feedback only once a function has run a while, so the paths of a first member's
+      // first line would be compiled without feedback and deoptimize on the next batch. The
+      // tracer's first batch is that short already (tracer.ts FIRST_BATCH); this covers other feeders.
       this.warmed = true;
       return Buffer.concat([this.member(meta, b, 0, WARM_LINES), this.member('', b, WARM_LINES, b.count)]);
     }
@@ -298,9 +277,8 @@ export class EventGzip {
   /** One gzip member of `meta` and the lines of events [first, end). */
   private member(meta: string, b: EventColumns, first: number, end: number): Buffer {
     this.prepare();
-    // Room for the member's tokens up front (a trace line takes ~5–15), so the buffer seldom grows
-    // mid-member: growing was first met there by optimized code, which V8 then threw away
-    // (sameLayoutLine, ~50 ms of compiling again, in some processes).
+    // Room for the member's tokens up front (a trace line takes 5–15), so the buffer seldom grows
+    // mid-member, where optimized code meeting the growth path for the first time would deoptimize.
     this.tokens.reset(Math.max(1 << 14, meta.length + TOKENS_PER_LINE * (end - first)));
     this.pos = 0;
     this.crc = CRC_START;
@@ -517,9 +495,8 @@ export class EventGzip {
           cDist = pos - rpos;
           cLen = len;
         } else {
-          // Each test on its own, not behind `&&`: a test that runs only after another passes had
-          // never run when V8 compiled this function in some processes, and its first run threw the
-          // compiled code away (~35 ms of compiling again, `--trace-deopt`).
+          // Each test on its own, not behind `&&`: a test that only runs after another passes may
+          // not have run when V8 compiles this function, and its first run would deoptimize it.
           const d = pos - f.last;
           const near = d <= WINDOW;
           const long = len >= MIN_MATCH;
@@ -853,8 +830,7 @@ export class EventGzip {
     }
     this.closeRun();
     // Distances are differences of Float64Array positions, which V8 may hold as doubles: stored as
-    // they are, they changed this field from small integer to double once per process
-    // (`--trace-generalization`), which deoptimizes any encoder code compiled before it.
+    // they are, they would turn this field from small integer to double and deoptimize the encoder.
     this.runDist = d | 0;
     this.runLen = len;
   }
@@ -870,10 +846,9 @@ export class EventGzip {
   private literals(src: Uint8Array, off: number, len: number): void {
     if (this.runLen > 0) this.closeRun();
     const t = this.t;
-    // The count is stored before the loop, not after: the first call (a batch's metadata, thousands
-    // of bytes) gets its loop compiled while running, before any store after the loop has run;
-    // such a store, compiled without feedback, deoptimized on every later call (~1,700 times per
-    // million events, `--trace-deopt`).
+    // The count is stored before the loop, not after: a first call with a long loop (a batch's
+    // metadata) is compiled while running, and a store after the loop, compiled without feedback,
+    // would deoptimize on every later call.
     this.t = t + len;
     const tok = this.tokens.ensure(t, len);
     const lf = this.tokens.litFreq;

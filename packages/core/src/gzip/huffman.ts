@@ -1,6 +1,6 @@
 /**
- * Length-limited canonical Huffman codes for DEFLATE (RFC 1951 §3.2.2), written for the line
- * encoder in line-gzip.ts. Alphabets are small (at most 286 symbols) and codes are built once per
+ * Length-limited canonical Huffman codes for DEFLATE (RFC 1951 §3.2.2), for deflate-block.ts.
+ * Alphabets are small (at most 286 symbols) and codes are built once per
  * gzip member, so clarity matters more here than speed.
  */
 

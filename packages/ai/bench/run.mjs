@@ -1,0 +1,35 @@
+// `pnpm bench` for @dftracer/ai: the decorators' overhead on a real tfjs training step, every ai
+// tracer on vs untraced, per backend in a fresh process; ratios measured in one run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+if (!existsSync(join(here, '../dist/index.js'))) throw new Error('build first: pnpm --filter @dftracer/ai... build');
+
+function run(backend, kind) {
+  const dir = mkdtempSync(join(tmpdir(), `dft-ai-bench-${backend}-`));
+  const p = spawnSync(process.execPath, [join(here, 'step.mjs'), backend, kind, dir], { encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  if (p.status !== 0) throw new Error(`bench ${backend} ${kind} failed:\n${p.stderr}`);
+  return JSON.parse(p.stdout.trim().split('\n').pop());
+}
+
+const cases = [
+  ['wasm', 'mlp', 'MLP 784-128-10, batch 32'],
+  ['cpu', 'mlp', 'MLP 784-128-10, batch 32'],
+  ['cpu', 'cnn', 'CNN conv8-pool-dense, 16×16, batch 32'],
+];
+const f = (x, d = 1) => x.toFixed(d);
+const pct = (r) => `${r >= 1 ? '+' : ''}${f((r - 1) * 100)} %`;
+console.log(`\n@dftracer/ai bench (node ${process.version}, tfjs 4.22, every tracer on: ${'pipeline.train, pipeline.epoch.iter, dataloader.fetch.iter, data.item ×32, preprocess.collate, device.transfer, compute.step/backward/forward with tensor hooks, ai.update per step'})\n`);
+console.log('| backend | model | untraced step (CPU ms) | traced, CPU | traced, wall | tracing alone per step | ÷ untraced step | goal |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const [backend, kind, label] of cases) {
+  const r = run(backend, kind);
+  console.log(`| ${backend} | ${label} | ${f(r.untracedCpuMs, 2)} | ${pct(r.cpuRatio)} | ${pct(r.wallRatio)} | ${f(r.tracingCpuMs * 1000, 0)} µs (${r.eventsPerStep} events) | ${f((r.tracingCpuMs / r.untracedCpuMs) * 100, 2)} % | ≤ 2 % |`);
+}
+console.log('\nCPU and wall: median over rounds of traced ÷ untraced, alternating in one process (process CPU, the writer thread included).');
+console.log('Tracing alone: the same tracers around no-op work in the same process, the noise-free part of the overhead.');

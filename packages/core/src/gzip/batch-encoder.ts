@@ -1,0 +1,130 @@
+import { gzipSync } from 'node:zlib';
+import type { EventColumns } from '../columns.js';
+import { formatEvents, type FormatContext } from '../event-buffer.js';
+import { TextSink } from '../text-sink.js';
+import type { GzipEncoder } from '../types.js';
+import { EncoderStats } from './encoder-stats.js';
+import { EventGzip, SOURCES } from './event-gzip.js';
+import { SizeGuard } from './size-guard.js';
+
+/** How a file's batches are written (DFTRACER_TRACE_COMPRESSION, _COMPRESSION_LEVEL, _GZIP_ENCODER). */
+export interface Encoding {
+  readonly compression: boolean;
+  /** 1–9. */
+  readonly level: number;
+  readonly gzipEncoder: GzipEncoder;
+}
+
+/** Levels the hand-written encoder serves; above them zlib's deeper search is what was asked for. */
+const MAX_CUSTOM_LEVEL = 6;
+
+const noop = (): void => {};
+
+/**
+ * Turns one flush (its metadata lines and events) into the bytes the trace file appends: one gzip
+ * member, or plain text when compression is off. The writer thread and the traced thread (when it
+ * writes itself) each hold one.
+ *
+ * Up to level 6 the hand-written encoder (event-gzip.ts) writes straight from the columns: less
+ * CPU than formatting text for zlib, and fewer bytes on the usual trace. Level 1 (the default)
+ * copies from a kind's last line, 2–6 from its last few. A batch full of new text (long string
+ * args) is formatted for zlib instead, which finds repeats inside strings. The size guard
+ * (size-guard.ts) sends the other batches to zlib too wherever zlib writes fewer bytes. Levels
+ * 7–9, and DFTRACER_GZIP_ENCODER=zlib, format every batch for zlib at that level.
+ */
+export class BatchEncoder {
+  private sink: TextSink | null = null;
+  private gz: EventGzip | null = null;
+  private readonly guard: SizeGuard | null;
+  private readonly custom: boolean;
+  /** The context for a batch's second encoding when measured: it must not report cuts twice. */
+  private readonly quietCtx: FormatContext;
+  private failed = false;
+  // Interned entries already counted as new text (SizeGuard.due).
+  private seenKinds = 0;
+  private seenStrs = 0;
+
+  constructor(
+    private readonly ctx: FormatContext,
+    private readonly encoding: Encoding,
+    private readonly stats: EncoderStats = new EncoderStats(),
+    /** Told the hand-written encoder's first error (its batch, and only it, went to zlib). */
+    private readonly onFallback: (message: string) => void = noop,
+  ) {
+    this.custom = encoding.compression && encoding.level <= MAX_CUSTOM_LEVEL && encoding.gzipEncoder !== 'zlib';
+    this.guard = this.custom && encoding.gzipEncoder === 'auto' ? new SizeGuard() : null;
+    this.quietCtx = { ...ctx, onTruncated: noop };
+  }
+
+  /** The bytes for the file (a view valid until the next call when uncompressed). */
+  encode(meta: string, cols: EventColumns): Buffer {
+    if (!this.encoding.compression) {
+      this.stats.add('plain');
+      return this.text(meta, cols, this.ctx);
+    }
+    if (this.custom) {
+      const gz = (this.gz ??= new EventGzip(this.ctx, this.encoding.level === 1 ? 1 : SOURCES));
+      const guard = this.guard;
+      const newText = guard === null ? 0 : meta.length + this.newText();
+      if (!gz.prefersText(cols)) {
+        const measure = guard !== null && guard.due(cols, newText);
+        if (measure || guard === null || !guard.preferZlib) {
+          const bytes = this.customBytes(gz, meta, cols);
+          if (bytes !== null && !measure) {
+            this.stats.add('custom');
+            return bytes;
+          }
+          if (bytes !== null) {
+            // Measured: both encodings exist, the smaller one is written.
+            const z = this.zlib(meta, cols, this.quietCtx);
+            this.stats.add('sampled');
+            const customWins = guard!.measured(bytes.length, z.length);
+            this.stats.add(customWins ? 'custom' : 'zlib');
+            return customWins ? bytes : z;
+          }
+        }
+      }
+    }
+    this.stats.add('zlib');
+    return this.zlib(meta, cols, this.ctx);
+  }
+
+  /** The hand-written encoder's member, or null when it refused the batch (counted, first error told). */
+  private customBytes(gz: EventGzip, meta: string, cols: EventColumns): Buffer | null {
+    try {
+      return gz.encode(meta, cols);
+    } catch (e) {
+      // The encoder refuses to write what it cannot write correctly (deflate-block.ts): this batch
+      // goes to zlib, whole, and the traced program never sees the error.
+      this.stats.add('fallbacks');
+      if (!this.failed) {
+        this.failed = true;
+        this.onFallback(`the gzip encoder failed on a batch (${(e as Error)?.message ?? String(e)}); it was written by zlib`);
+      }
+      return null;
+    }
+  }
+
+  private zlib(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {
+    const text = this.text(meta, cols, ctx);
+    if (text.length === 0) return text;
+    return gzipSync(text, { level: this.encoding.level });
+  }
+
+  private text(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {
+    const sink = (this.sink ??= new TextSink(1 << 20));
+    sink.clear();
+    sink.write(meta);
+    formatEvents(cols, ctx, sink);
+    return sink.view();
+  }
+
+  /** Characters of the kinds and strings interned since the last call. */
+  private newText(): number {
+    const { kindFrag, strFrag } = this.ctx;
+    let chars = 0;
+    for (; this.seenKinds < kindFrag.length; this.seenKinds++) chars += kindFrag[this.seenKinds]!.length;
+    for (; this.seenStrs < strFrag.length; this.seenStrs++) chars += strFrag[this.seenStrs]!.length;
+    return chars;
+  }
+}

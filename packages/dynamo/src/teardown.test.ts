@@ -1,0 +1,50 @@
+import * as tf from '@tensorflow/tfjs';
+import { kernelHubStatus } from '@dftracer/core';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compile, createBackend } from './index.js';
+import { simpleModel } from './models.test-util.js';
+import { startTrace } from './trace.test-util.js';
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+describe('teardown', () => {
+  it('after finalize the model runs with no events, the original kernels and layers back in place', () => {
+    const originals = new Map(tf.getKernelsForBackend('cpu').map((k) => [k.kernelName, k]));
+    const stop = startTrace('teardown');
+    const backend = createBackend({ name: 'td' });
+    const model = simpleModel();
+    const m = compile(model, { backend });
+    const x = tf.randomNormal([1, 32, 32, 3], 0, 1, 'float32', 3);
+    const before = (m.predict(x) as tf.Tensor).dataSync().slice();
+    // While tracing: kernels are wrapped once, layers have a traced call of their own.
+    expect(tf.getKernel('FusedConv2D', 'cpu')).not.toBe(originals.get('FusedConv2D'));
+    expect(kernelHubStatus().listeners).toBe(1);
+    expect(model.layers.every((l) => Object.prototype.hasOwnProperty.call(l, 'call'))).toBe(true);
+
+    const events = stop();
+    expect(events.filter((e) => e.cat === 'dynamo').length).toBeGreaterThan(10);
+    expect(events.find((e) => e.name === 'end')!.args.plugins).toContain('dynamo');
+
+    const restored = () => {
+      expect(kernelHubStatus()).toEqual({ listeners: 0, wrappedKernels: 0 });
+      const now = tf.getKernelsForBackend('cpu');
+      expect(now.length).toBe(originals.size);
+      for (const k of now) expect(k).toBe(originals.get(k.kernelName));
+      expect(model.layers.some((l) => Object.prototype.hasOwnProperty.call(l, 'call'))).toBe(false);
+    };
+    restored();
+
+    // The compiled model still works, untraced: same results, nothing hooked, the file unchanged.
+    const text = readFileSync(stop.file, 'utf8');
+    expect(Array.from((m.predict(x) as tf.Tensor).dataSync())).toEqual(Array.from(before));
+    restored();
+    // A new input shape is still captured as a graph, hooking kernels for that call only.
+    m.predict(tf.zeros([2, 32, 32, 3]));
+    expect(backend.graphs.map((g) => g.signature)).toEqual(['float32[1,32,32,3]', 'float32[2,32,32,3]']);
+    restored();
+    expect(readFileSync(stop.file, 'utf8')).toBe(text);
+  });
+});
