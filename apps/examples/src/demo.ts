@@ -17,9 +17,10 @@ import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/pro
 import { analyze } from './lib/analyze.js';
 import { readyForTraining } from './lib/backend.js';
 import { writeImageFolder } from './lib/images.js';
-import { DataLoader, ImageDataset, type Batch } from './lib/loader.js';
-import { accuracyOf, buildCnn, lossOf } from './lib/model.js';
+import { DataLoader, ImageDataset } from './lib/loader.js';
+import { buildCnn } from './lib/model.js';
 import { Progress } from './lib/progress.js';
+import { Trainer } from './lib/trainer.js';
 
 const EPOCHS = Number(process.env.DEMO_EPOCHS ?? 2);
 const TRAIN = 2048;
@@ -38,9 +39,6 @@ console.log(`trace   ${log.file}\ndataset ${images}`);
 const loaded = await loadTf();
 console.log(`tfjs    ${readyForTraining(loaded)}`);
 
-const { pipeline, compute } = ai;
-const fetch = ai.dataloader.fetch;
-
 ai.data.derive('generate').run(() => {
   writeImageFolder(join(images, 'train'), TRAIN, 7);
   writeImageFolder(join(images, 'test'), TEST, 8);
@@ -48,27 +46,7 @@ ai.data.derive('generate').run(() => {
 const train = new DataLoader(new ImageDataset(join(images, 'train')), BATCH);
 const test = new DataLoader(new ImageDataset(join(images, 'test')), BATCH, false);
 const model = buildCnn();
-const optimizer = tf.train.adam(0.005);
-
-function trainStep(model: tf.LayersModel, { xs, ys }: Batch, epoch: number, step: number): number {
-  // variableGrads runs the forward pass on the tape, then the backward pass.
-  const { value, grads } = compute.backward.run(() => tf.variableGrads(() => compute.forward.run(() => lossOf(model, xs, ys), { epoch, step })), { epoch, step });
-  compute.step.run(() => optimizer.applyGradients(grads as Parameters<typeof optimizer.applyGradients>[0]), { epoch, step });
-  const loss = value.dataSync()[0]!;
-  tf.dispose([value, grads, xs, ys]);
-  return loss;
-}
-
-async function evaluate(model: tf.LayersModel, epoch: number): Promise<number> {
-  return pipeline.evaluate.run(async () => {
-    let right = 0;
-    for await (const { xs, ys } of fetch.iter(test.batches())) {
-      right += accuracyOf(model, xs, ys) * xs.shape[0];
-      tf.dispose([xs, ys]);
-    }
-    return right / test.dataset.length;
-  }, { epoch });
-}
+const trainer = new Trainer(model);
 
 console.log(`\ntraining a ${model.countParams().toLocaleString('en')}-parameter CNN on ${TRAIN} images (${TEST} held out), ${EPOCHS} epochs of ${train.steps} batches`);
 // The profiler records a few steps in each cycle; traceHandler writes their kernels as PP events.
@@ -79,24 +57,26 @@ const profiler = profile({
   profileMemory: true,
   recordShapes: true,
 }).start();
-await pipeline.train.run(async () => {
+await ai.pipeline.train.run(async () => {
   for (let epoch = 1; epoch <= EPOCHS; epoch++) {
     const progress = new Progress(`epoch ${epoch}/${EPOCHS}`, train.steps);
     // A dynamo backend per epoch: every kernel of the model, forward and backward, with epoch and step.
     const backend = createBackend({ name: 'cnn', epoch, autograd: true });
-    const compiled = compile(model, { backend });
-    await pipeline.epoch.run(async () => {
+    trainer.model = compile(model, { backend });
+    ai.update({ epoch }); // every ai event below carries the epoch
+    await ai.pipeline.epoch.run(async () => {
       let step = 0;
       let loss = 0;
-      for await (const batch of fetch.iter(train.batches(epoch))) {
-        backend.update({ step: ++step });
-        loss = trainStep(compiled, batch, epoch, step);
+      for await (const batch of ai.dataloader.fetch.iter(train.batches(epoch))) {
+        ai.compute.update({ step: ++step });
+        backend.update({ step });
+        loss = trainer.trainStep(batch);
         profiler.step();
         progress.update(step, `loss ${loss.toFixed(3)}`);
       }
-      const acc = await evaluate(compiled, epoch);
+      const acc = await trainer.evaluate(test);
       progress.done(`loss ${loss.toFixed(3)}, held-out accuracy ${(acc * 100).toFixed(1)} %`);
-    }, { epoch });
+    });
   }
 });
 await profiler.stop();

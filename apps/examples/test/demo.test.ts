@@ -27,6 +27,9 @@ describe('demo', () => {
     expect(ofCat(run.events, 'PP').some((e) => e.name === 'Conv2DBackpropFilter')).toBe(true);
     for (const phase of ['forward', 'backward', 'step']) expect(named(ofCat(run.events, 'compute'), phase)).toHaveLength(2 * 64);
     expect(named(ofCat(run.events, 'dataloader'), 'fetch.iter')).toHaveLength(2 * (64 + 16));
+    // ai.update({ epoch }) and compute.update({ step }) number the steps
+    const steps = named(ofCat(run.events, 'compute'), 'step');
+    expect(steps.filter((e) => e.args?.epoch === 2).map((e) => e.args?.step)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
     expect(named(ofCat(run.events, 'pipeline'), 'train')).toHaveLength(1);
     // loadTf says which tfjs it chose in a CM record
     expect(run.metadata.some((m) => m.name === 'CM' && m.args?.name === 'tfjs' && /"backend":"(wasm|cpu|tensorflow)"/.test(String(m.args?.value)))).toBe(true);
