@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { validateFiles } from '@dftracer/analyzer';
 import { expect } from 'vitest';
@@ -27,7 +28,7 @@ export interface Run {
   stdout: string;
   stderr: string;
   dir: string;
-  /** Trace files written (in the run's directory, any depth 1 folder included). */
+  /** Trace files written in the run's directory (its cwd, and where DFTRACER_LOG_FILE points). */
   files: string[];
   /** Complete events of the first (usually only) trace. */
   events: TraceEvent[];
@@ -35,7 +36,7 @@ export interface Run {
   metadata: TraceEvent[];
 }
 
-const dist = resolve(import.meta.dirname, '..', 'dist');
+const dist = fileURLToPath(new URL('../dist', import.meta.url));
 
 export function readTrace(file: string): TraceEvent[] {
   const raw = readFileSync(file);
@@ -47,11 +48,10 @@ export function readTrace(file: string): TraceEvent[] {
 }
 
 function traceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && /\.pfw(\.gz)?$/.test(e.name)) out.push(join(e.parentPath, e.name));
-  }
-  return out.sort();
+  return readdirSync(dir)
+    .filter((f) => /\.pfw(\.gz)?$/.test(f))
+    .map((f) => join(dir, f))
+    .sort();
 }
 
 /** Runs `dist/<name>.js` to completion (or `node <nodeArgs> <script>`), failing on a non-zero exit. */
