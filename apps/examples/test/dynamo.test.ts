@@ -34,6 +34,17 @@ describe('dynamo examples', () => {
     expect(named(ofCat(run.events, "POSIX"), "read").length).toBeGreaterThanOrEqual(2 * 64);
   });
 
+  it('dynamo-decorator-training: @dynamo.compile on ConvNet.forward in a training loop, backward kernels included', async () => {
+    const run = await runExample('dynamo-decorator-training');
+    await expectValid(run.files);
+    const d = ofCat(run.events, 'dynamo');
+    const calls = named(d, 'dynamo.forward');
+    expect(calls.map((e) => e.args?.grad_enabled)).toEqual([0, 1, 1, 1, 1, 1, 1]); // the build call, then 2 epochs × 3 batches
+    expect(childrenOf(named(d, 'function.FusedConv2D'), calls)).toHaveLength(2 * 7);
+    expect(named(d, 'function.Conv2DBackpropFilter')).toHaveLength(2 * 6);
+    expect(named(d, 'function.MaxPoolGrad')).toHaveLength(6);
+  });
+
   it('dynamo-custom-tracer: the tracer name, epoch, step, image index and size on every event', async () => {
     const run = await runExample('dynamo-custom-tracer');
     await expectValid(run.files);
