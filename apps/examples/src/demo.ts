@@ -43,8 +43,8 @@ finalize();
 const text = gunzipSync(readFileSync(log.file!)).toString('utf8');
 const counts = new Map<string, number>();
 let lines = 0;
-for (const line of text.split('\n').slice(1)) {
-  if (!line) continue;
+for (const line of text.split('\n')) {
+  if (!line.startsWith('{')) continue; // the `[` and `]` lines around the records
   lines++;
   const e = JSON.parse(line) as { ph: string; cat: string; name: string };
   if (e.ph !== 'X') continue;
