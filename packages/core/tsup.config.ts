@@ -9,7 +9,7 @@ export default defineConfig(
     // register: `node --import`; writer-entry: the writer thread's script.
     // Named: dist/writer-entry.js must sit beside the chunk that starts the thread (writer-thread.ts).
     entry: { index: 'src/index.ts', register: 'src/register.ts', 'writer-entry': 'src/writer/writer-entry.ts' },
-    dts: { entry: 'src/index.ts' },
+    dts: { entry: { index: 'src/index.ts', register: 'src/register.ts' } },
     shims: true,
     define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
   }),
