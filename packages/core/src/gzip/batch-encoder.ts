@@ -28,8 +28,8 @@ const noop = (): void => {};
  * member, or plain text when compression is off. The writer thread and the traced thread (when it
  * writes itself) each hold one.
  *
- * Up to level 6 the hand-written encoder (event-gzip.ts) writes straight from the columns: less
- * CPU than formatting text for zlib, and fewer bytes on the usual trace. Level 1 (the default)
+ * Up to level 6 the hand-written encoder (event-gzip.ts) writes straight from the columns: on lines
+ * that repeat a few kinds, less CPU than formatting text for zlib and fewer bytes. Level 1 (the default)
  * copies from a kind's last line, 2–6 from its last few. A batch full of new text (long string
  * args) is formatted for zlib instead, which finds repeats inside strings. The size guard
  * (size-guard.ts) sends the other batches to zlib too wherever zlib writes fewer bytes. Levels

@@ -14,6 +14,7 @@ import { HashTable, dftHash } from './hash.js';
 import { argsHead } from '../format/line-format.js';
 import { COUNT_SLOT, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
 import { cleanTime, isCleanTime } from './times.js';
+import { SyncStack } from './sync-stack.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
@@ -87,18 +88,10 @@ export class ThreadTracer implements Tracer {
   private readonly strings = new HashTable();
   private readonly warned = new Set<string>();
 
-  // Sync nesting: spans that end within the current synchronous stretch nest like a call stack.
-  private stackId = new Float64Array(64);
-  private stackLevel = new Int32Array(64);
-  private stackTid = new Float64Array(64);
-  private stackParent = new Float64Array(64);
-  /** Start times of spans opened by enterFast (µs). */
-  private stackStart = new Float64Array(64);
+  /** Sync nesting: spans that end within the current synchronous stretch. */
+  private readonly stack = new SyncStack();
   /** Scratch for exitFast's clock read (stampUs: no boxed number). */
   private readonly endClock = new Float64Array(1);
-  /** 1 when a region was stopped while something above it still ran: skipped as a parent. */
-  private stackClosed = new Uint8Array(64);
-  private depth = 0;
   private demotionQueued = false;
   // Async nesting survives await through AsyncLocalStorage, created on first need (it costs every promise).
   private als: AsyncLocalStorage<SpanState> | null = null;
@@ -151,12 +144,12 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- nesting
 
   private resolveParent(): void {
-    let d = this.depth;
-    while (d > 0 && this.stackClosed[d - 1] === 1) d--;
+    const stack = this.stack;
+    const d = stack.top();
     if (d > 0) {
-      this.pId = this.stackId[d - 1]!;
-      this.pLevel = this.stackLevel[d - 1]!;
-      this.pTid = this.stackTid[d - 1]!;
+      this.pId = stack.id[d - 1]!;
+      this.pLevel = stack.level[d - 1]!;
+      this.pTid = stack.tid[d - 1]!;
       return;
     }
     const s = this.als === null ? undefined : this.als.getStore();
@@ -172,42 +165,6 @@ export class ThreadTracer implements Tracer {
     this.pTid = this.identity.tid;
   }
 
-  private push(id: number, level: number, tid: number): number {
-    if (this.depth === this.stackId.length) this.growStack();
-    const d = this.depth++;
-    this.stackId[d] = id;
-    this.stackLevel[d] = level;
-    this.stackTid[d] = tid;
-    this.stackClosed[d] = 0;
-    return d + 1;
-  }
-
-  private growStack(): void {
-    const n = this.stackId.length * 2;
-    this.stackId = grown(this.stackId, n);
-    this.stackLevel = grown(this.stackLevel, n);
-    this.stackTid = grown(this.stackTid, n);
-    this.stackClosed = grown(this.stackClosed, n);
-    this.stackParent = grown(this.stackParent, n);
-    this.stackStart = grown(this.stackStart, n);
-  }
-
-  /**
-   * Leaves the sync stack entry at 1-based `depth` holding `id`. A call (wrapper, within) unwinds
-   * everything above it, like a call stack; a region stopped under something still running is
-   * only marked closed, so the running span above keeps its place.
-   */
-  private pop(depth: number, id: number, region: boolean): void {
-    const i = depth - 1;
-    if (i >= this.depth || this.stackId[i] !== id) return; // already gone (region demoted)
-    if (region && i !== this.depth - 1) {
-      this.stackClosed[i] = 1;
-      return;
-    }
-    this.depth = i;
-    while (this.depth > 0 && this.stackClosed[this.depth - 1] === 1) this.depth--;
-  }
-
   /**
    * A region (start()/stop()) may stay open past the current synchronous stretch; once the stack
    * unwinds, it must not stay the parent of unrelated code, so open regions leave the stack at the
@@ -218,7 +175,7 @@ export class ThreadTracer implements Tracer {
     this.demotionQueued = true;
     queueMicrotask(() => {
       this.demotionQueued = false;
-      this.depth = 0;
+      this.stack.depth = 0;
     });
   }
 
@@ -260,8 +217,7 @@ export class ThreadTracer implements Tracer {
       const lane = this.allocLane();
       return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
     }
-    const depth = this.push(id, level, this.pTid);
-    this.stackParent[depth - 1] = this.pId;
+    const depth = this.stack.push(id, level, this.pTid, this.pId);
     return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region: false, open: true };
   }
 
@@ -277,7 +233,7 @@ export class ThreadTracer implements Tracer {
     if (!span.open) return;
     span.open = false;
     if (span.async) this.freeLanes.push(span.lane);
-    else this.pop(span.depth, span.id, span.region);
+    else this.stack.pop(span.depth, span.id, span.region);
   }
 
   exit(span: Span, name: string, cat: string, args?: Args, end?: number): void {
@@ -291,7 +247,7 @@ export class ThreadTracer implements Tracer {
     if (!span.open) return;
     span.open = false;
     if (span.async) this.freeLanes.push(span.lane);
-    else this.pop(span.depth, span.id, span.region);
+    else this.stack.pop(span.depth, span.id, span.region);
     this.record(kind, span.id, span.tid, span.start, end - span.start, span.level, span.parentId, args);
   }
 
@@ -301,7 +257,7 @@ export class ThreadTracer implements Tracer {
    * the promise settles.
    */
   toAsync(span: SpanState): void {
-    this.pop(span.depth, span.id, false);
+    this.stack.pop(span.depth, span.id, false);
     span.lane = this.allocLane();
     span.tid = this.laneTid(span.lane);
     span.depth = 0;
@@ -321,9 +277,9 @@ export class ThreadTracer implements Tracer {
   enterFast(): number {
     this.resolveParent();
     const id = this.nextId();
-    const d = this.push(id, this.pLevel + 1, this.pTid);
-    this.stackParent[d - 1] = this.pId;
-    stampUs(this.stackStart, d - 1);
+    const stack = this.stack;
+    const d = stack.push(id, this.pLevel + 1, this.pTid, this.pId);
+    stampUs(stack.start, d - 1);
     return d;
   }
 
@@ -331,26 +287,27 @@ export class ThreadTracer implements Tracer {
   exitFast(depth: number, kind: number, args: Args | undefined): void {
     stampUs(this.endClock, 0);
     const i = depth - 1;
-    const start = this.stackStart[i]!;
+    const stack = this.stack;
+    const start = stack.start[i]!;
     this.buf.times(start, this.endClock[0]! - start);
-    this.recordTimed(kind, this.stackId[i]!, this.stackTid[i]!, this.stackLevel[i]!, this.stackParent[i]!, args);
-    this.pop(depth, this.stackId[i]!, false);
+    this.recordTimed(kind, stack.id[i]!, stack.tid[i]!, stack.level[i]!, stack.parent[i]!, args);
+    stack.pop(depth, stack.id[i]!, false);
   }
 
   /** The span at `depth` as an object (when a sync wrapper finds its function returned a promise). */
   spanAt(depth: number): SpanState {
     const i = depth - 1;
-    return { id: this.stackId[i]!, level: this.stackLevel[i]!, parentId: this.stackParent[i]!, start: this.stackStart[i]!, async: false, tid: this.stackTid[i]!, depth, lane: 0, region: false, open: true };
+    const stack = this.stack;
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true };
   }
 
   within<T>(span: Span, fn: () => T): T {
     const s = span as SpanState;
-    const depth = this.push(s.id, s.level, s.tid);
-    this.stackParent[depth - 1] = s.parentId;
+    const depth = this.stack.push(s.id, s.level, s.tid, s.parentId);
     try {
       return this.asyncStorage().run(s, fn);
     } finally {
-      this.pop(depth, s.id, false);
+      this.stack.pop(depth, s.id, false);
     }
   }
 
