@@ -43,6 +43,12 @@ export function snakeName(s: string): string {
   return /^[a-z_]/.test(n) ? n : `_${n}`;
 }
 
+/** A layer's or variable's name as a node name: `conv2d_Conv2D1/kernel` → `conv2d_conv2d1_kernel`. */
+export function identName(s: string): string {
+  const n = s.replace(/[^A-Za-z0-9_]/g, '_').toLowerCase();
+  return /^[a-z_]/.test(n) ? n : `_${n}`;
+}
+
 function node(op: NodeOp, name: string, target: string, outputs: TensorMeta[]): MutableNode {
   return { op, name, target, args: [], kwargs: {}, inputs: [], outputs, module: null, gradEnabled: false, backward: false, flops: 0, kind: null };
 }
@@ -120,7 +126,7 @@ export class GraphCapture {
     const before = this.earlier.get(t.dataId);
     const prior = before?.find((b) => sameShape(b.meta.shape, t.shape)) ?? before?.[0];
     if (param !== undefined) {
-      n = node('get_attr', p.unique(snakeName(param)), param, [meta(t)]);
+      n = node('get_attr', p.unique(identName(param)), param, [meta(t)]);
       p.attrs.push(n);
     } else if (prior !== undefined) {
       n = node('placeholder', p.unique(prior.name), prior.name, [meta(t)]);
@@ -159,7 +165,7 @@ export class GraphCapture {
 
   enterModule(layerName: string, className: string, inputs: readonly TensorInfoLike[], gradEnabled: boolean): void {
     const p = this.part;
-    const n = node('call_module', p.unique(snakeName(layerName)), layerName, []);
+    const n = node('call_module', p.unique(identName(layerName)), layerName, []);
     n.kwargs.class = className;
     n.gradEnabled = gradEnabled;
     n.module = this.modules[this.modules.length - 1]?.name ?? null;

@@ -59,6 +59,8 @@ function wrapLayer(layer: LayerLike): void {
   if (typeof original !== 'function' || (original as { dftracerLayer?: boolean }).dftracerLayer) return;
   const cls = className(layer);
   const name = `module.${cls}`;
+  // The span's args per grad mode, made once: a layer span then allocates nothing for its args.
+  const plainArgs = [0, 1].map((g) => Object.freeze({ op: 'call_module', target: layer.name, grad_enabled: g }) as Args);
   const wrapped = function dftracerLayerCall(this: unknown, inputs: unknown, kwargs: unknown): unknown {
     const f = rt.current();
     if (f === null) return original.call(this, inputs, kwargs);
@@ -83,9 +85,8 @@ function wrapLayer(layer: LayerLike): void {
         warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
       }
       if (t !== null && span !== undefined) {
-        const a: Record<string, unknown> = { op: 'call_module', target: layer.name, grad_enabled: grad };
-        if (f.backend.contextArgs !== null) Object.assign(a, f.backend.contextArgs);
-        t.exit(span, name, CAT, a as Args);
+        const ctx = f.backend.contextArgs;
+        t.exit(span, name, CAT, ctx === null ? plainArgs[grad]! : ({ ...plainArgs[grad], ...ctx } as Args));
       }
     }
   };
