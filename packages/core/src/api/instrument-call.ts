@@ -162,8 +162,8 @@ function hookedCall(t: ThreadTracer, owner: Instrument, h: CallHooks, fn: AnyFn,
   if (result instanceof Promise) {
     if (span.depth > 0) t.toAsync(span);
     return result.then(
-      async (v) => {
-        await finish(v);
+      (v) => {
+        void finish(v); // the caller gets its value now; the event may end later (device wait)
         return v;
       },
       (e: unknown) => {

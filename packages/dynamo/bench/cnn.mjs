@@ -1,0 +1,102 @@
+// One backend's case for `pnpm bench`: a small CNN's forward pass and train step, untraced, traced
+// by dynamo, and under tf.profile, in alternating rounds in this process. Prints one JSON line.
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { finalize, initializeLog } from '@dftracer/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { compile, createBackend } from '../dist/index.js';
+
+const backendName = process.argv[2] ?? 'cpu';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+await tf.setBackend(backendName);
+await tf.ready();
+
+const model = tf.sequential({
+  layers: [
+    tf.layers.conv2d({ inputShape: [28, 28, 1], filters: 8, kernelSize: 3, activation: 'relu' }),
+    tf.layers.maxPooling2d({ poolSize: 2 }),
+    tf.layers.conv2d({ filters: 16, kernelSize: 3, activation: 'relu' }),
+    tf.layers.maxPooling2d({ poolSize: 2 }),
+    tf.layers.flatten(),
+    tf.layers.dense({ units: 32, activation: 'relu' }),
+    tf.layers.dense({ units: 10 }),
+  ],
+});
+// tfjs-backend-wasm has no Conv2DBackpropFilter: on wasm the step trains the dense head, convs frozen.
+const frozen = backendName === 'wasm';
+if (frozen) for (const l of model.layers) if (l.getClassName() === 'Conv2D') l.trainable = false;
+const varList = model.trainableWeights.map((w) => w.read());
+const optimizer = tf.train.sgd(1e-3);
+const BATCH = 4;
+const x = tf.randomNormal([BATCH, 28, 28, 1], 0, 1, 'float32', 1);
+const labels = tf.oneHot(tf.tensor1d([0, 1, 2, 3], 'int32'), 10);
+const backend = createBackend({ name: 'cnn' });
+const compiled = compile(model, { backend });
+
+const forward = (m) => () => tf.tidy(() => m.predict(x).dataSync());
+const trainStep = (m) => () => {
+  const cost = optimizer.minimize(() => tf.losses.softmaxCrossEntropy(labels, m.apply(x, { training: true })), true, varList);
+  cost.dataSync();
+  cost.dispose();
+};
+const profiled = (f) => async () => {
+  const p = await tf.profile(() => {
+    f();
+    return tf.scalar(0);
+  });
+  p.result.dispose();
+};
+
+async function time(f, iters) {
+  const t0 = performance.now();
+  for (let i = 0; i < iters; i++) await f();
+  return (performance.now() - t0) / iters;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'dft-dynamo-bench-'));
+let traceNo = 0;
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+// Iterations per timed window: each window lasts ~0.1–0.5 s on this kind of machine.
+const wasm = backendName === 'wasm';
+const cases = {
+  forward: { plain: forward(model), dynamo: forward(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 200 : 20)) },
+  train: { plain: trainStep(model), dynamo: trainStep(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 100 : 3)) },
+};
+const out = { backend: backendName, rounds: ROUNDS, frozen, batch: BATCH };
+for (const [name, c] of Object.entries(cases)) {
+  // Warm up every path (JIT, graph capture, wasm kernels) before timing.
+  for (let i = 0; i < 3; i++) c.plain();
+  initializeLog({ enable: true, logFile: join(dir, `warm${name}`), dataDir: join(dir, 'none') });
+  c.dynamo();
+  finalize();
+  await profiled(c.plain)();
+  const t = { plain: [], dynamo: [], hooked: [], profile: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    // Traced windows: a tracer per round, its writer thread and dynamo's hooks warmed up by compiled
+    // calls off the clock. Then, after finalize (hooks out, writer stopped), the untraced and
+    // tf.profile windows of the same round.
+    initializeLog({ enable: true, logFile: join(dir, `cnn${traceNo++}`), dataDir: join(dir, 'none') });
+    for (let i = 0; i < Math.min(c.iters, 20); i++) c.dynamo();
+    await settle();
+    t.dynamo.push(await time(c.dynamo, c.iters));
+    // The uncompiled model while dynamo's hooks are in: what the wrappers cost outside compiled calls.
+    t.hooked.push(await time(c.plain, c.iters));
+    finalize();
+    await settle();
+    t.plain.push(await time(c.plain, c.iters));
+    t.profile.push(await time(profiled(c.plain), c.iters));
+  }
+  const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
+  // Per-round ratios cancel the machine's drift between rounds; their median is the figure.
+  const ratio = (k) => median(t[k].map((v, i) => v / t.plain[i]));
+  out[name] = { iters: c.iters, plainMs: median(t.plain), dynamo: ratio('dynamo'), hooked: ratio('hooked'), profile: ratio('profile') };
+}
+out.kernelsPerForward = backend.graphs.find((g) => g.fn.endsWith('.predict'))?.select('call_function').length ?? 0;
+out.kernelsPerTrainForward = backend.graphs.find((g) => g.fn.endsWith('.apply'))?.select('call_function').length ?? 0;
+rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify(out));
