@@ -7,7 +7,8 @@
  *   1. @dftracer/core alone: `node --import @dftracer/core/register` traces an unmodified program;
  *   2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and no other
  *      integration, no analyzer, DuckDB or tfjs-node comes along;
- *   3. the analyzer's `dftracer` bin through `npx`, from its tarball, validates and summarises (1).
+ *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + tfjs only, trace a model;
+ *   4. the analyzer's `dftracer` bin through `npx`, from its tarball, validates and summarises (1).
  *
  *   node scripts/pack-check.mjs [--keep]     (packages must be built: `pnpm build`)
  */
@@ -189,7 +190,30 @@ if (!aiReady) {
   });
 }
 
-await step('3. npx dftracer (the analyzer bin, from its tarball)', () => {
+// The other integrations alone, each with core and tfjs only.
+for (const [pkg, app, cat, says] of [
+  ['@dftracer/dynamo', 'dynamo-app.mjs', 'dynamo', /output \[5,2\]/],
+  ['@dftracer/profiler', 'profiler-app.mjs', 'PP', /profiled/],
+]) {
+  await step(`3. ${pkg} with core and @tensorflow/tfjs only`, () => {
+    const dir = freshProject(pkg.split('/')[1] + '-only', [tarball['@dftracer/core'], tarball[pkg], '@tensorflow/tfjs@^4.22.0']);
+    const deps = installed(dir);
+    const others = deps.filter((d) => d.startsWith('@dftracer/') && d !== pkg && d !== '@dftracer/core');
+    assert(others.length === 0, `installed other dftracer packages: ${others.join(', ')}`);
+    cpSync(join(fixtures, app), join(dir, 'app.mjs'));
+    const logDir = join(dir, 'traces');
+    mkdirSync(logDir);
+    const r = sh('node', ['app.mjs'], { cwd: dir, env: { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(logDir, 'app') } });
+    assert(says.test(r.out), `the program did not finish:\n${r.out}`);
+    const files = traceFiles(logDir);
+    assert(files.length === 1, `expected one trace file, found ${files.length}`);
+    const n = readTrace(files[0]).filter((e) => e.cat === cat).length;
+    assert(n > 0, `no ${cat} events`);
+    return `${n} ${cat} events; @dftracer packages installed: ${deps.filter((d) => d.startsWith('@dftracer/')).join(', ')}`;
+  });
+}
+
+await step('4. npx dftracer (the analyzer bin, from its tarball)', () => {
   assert(coreTrace, 'no trace from step 1 to analyse');
   const dir = join(work, 'npx');
   mkdirSync(dir);

@@ -1,16 +1,16 @@
 /**
  * Runs a built example (`dist/<name>.js`) as its own node process, traced by the environment
- * (DFTRACER_ENABLE=1, a fresh DFTRACER_LOG_FILE, the process's cwd a fresh directory), and reads
- * back every trace it wrote, validated by the analyzer.
+ * (DFTRACER_ENABLE=1, a fresh DFTRACER_LOG_FILE, the process's cwd and TMPDIR a fresh directory),
+ * and reads back every trace it wrote, validated by the analyzer.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { validateFiles } from '@dftracer/analyzer';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 export interface TraceEvent {
   id: number;
@@ -38,6 +38,13 @@ export interface Run {
 
 const dist = fileURLToPath(new URL('../dist', import.meta.url));
 
+// Each run's directory holds everything it wrote (its TMPDIR points there too); kept only when
+// DFTRACER_EXAMPLES_KEEP is set, for looking at a failure.
+const made: string[] = [];
+afterAll(() => {
+  if (!process.env.DFTRACER_EXAMPLES_KEEP) for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 export function readTrace(file: string): TraceEvent[] {
   const raw = readFileSync(file);
   const text = file.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
@@ -57,9 +64,10 @@ function traceFiles(dir: string): string[] {
 /** Runs `dist/<name>.js` to completion (or `node <nodeArgs> <script>`), failing on a non-zero exit. */
 export async function runExample(name: string, opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {}): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), `dft-example-${name}-`));
+  made.push(dir);
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(dist, `${name}.js`), ...(opts.args ?? [])], {
     cwd: dir,
-    env: { ...process.env, DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(dir, 'trace'), DFTRACER_LOG_LEVEL: 'WARN', ...opts.env },
+    env: { ...process.env, TMPDIR: dir, DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(dir, 'trace'), DFTRACER_LOG_LEVEL: 'WARN', ...opts.env },
   });
   let stdout = '';
   let stderr = '';

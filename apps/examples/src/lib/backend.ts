@@ -1,6 +1,7 @@
 /**
- * Picks the fastest TensorFlow.js backend installed: CUDA (tfjs-node-gpu), native (tfjs-node),
- * WebAssembly, then plain JavaScript, and says which. Every example uses it.
+ * The TensorFlow.js backend of the examples. The ones built on @dftracer/ai use its `loadTf()` and
+ * `readyForTraining()` below; the dynamo and profiler examples use `pickBackend()`, the same order
+ * (CUDA, native, WebAssembly, plain JavaScript) without needing @dftracer/ai installed.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { LoadedTf } from '@dftracer/ai';
@@ -12,6 +13,14 @@ export interface BackendChoice {
   /** What it runs on, for people. */
   description: string;
 }
+
+/** What each choice runs on, for people. */
+const DESCRIBE = {
+  'tfjs-node-gpu': 'CUDA through @tensorflow/tfjs-node-gpu',
+  'tfjs-node': 'native libtensorflow through @tensorflow/tfjs-node',
+  wasm: 'WebAssembly (SIMD) through @tensorflow/tfjs-backend-wasm',
+  cpu: 'plain JavaScript (@tensorflow/tfjs cpu backend)',
+} as const;
 
 async function tryImport(pkg: string): Promise<boolean> {
   try {
@@ -25,10 +34,10 @@ async function tryImport(pkg: string): Promise<boolean> {
 /** Loads and selects the best backend present; `prefer` (or DFTRACER_EXAMPLES_BACKEND) forces one. */
 export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND): Promise<BackendChoice> {
   const candidates: [string, () => Promise<boolean>, string][] = [
-    ['tensorflow', () => tryImport('@tensorflow/tfjs-node-gpu'), 'CUDA through @tensorflow/tfjs-node-gpu'],
-    ['tensorflow', () => tryImport('@tensorflow/tfjs-node'), 'native libtensorflow through @tensorflow/tfjs-node'],
-    ['wasm', () => tryImport('@tensorflow/tfjs-backend-wasm'), 'WebAssembly (SIMD) through @tensorflow/tfjs-backend-wasm'],
-    ['cpu', async () => true, 'plain JavaScript (@tensorflow/tfjs cpu backend)'],
+    ['tensorflow', () => tryImport('@tensorflow/tfjs-node-gpu'), DESCRIBE['tfjs-node-gpu']],
+    ['tensorflow', () => tryImport('@tensorflow/tfjs-node'), DESCRIBE['tfjs-node']],
+    ['wasm', () => tryImport('@tensorflow/tfjs-backend-wasm'), DESCRIBE.wasm],
+    ['cpu', async () => true, DESCRIBE.cpu],
   ];
   for (const [name, load, description] of candidates) {
     if (prefer && prefer !== name) continue;
@@ -42,18 +51,13 @@ export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND
   throw new Error(`no usable tfjs backend${prefer ? ` named ${prefer}` : ''}`);
 }
 
-const DEVICES: Record<string, string> = {
-  cuda: 'CUDA through @tensorflow/tfjs-node-gpu',
-  wasm: 'WebAssembly (SIMD) through @tensorflow/tfjs-backend-wasm',
-};
-
 /**
  * After `loadTf()` from @dftracer/ai: makes the chosen backend able to train conv nets (wasm gets
  * its missing kernel) and says in a line what was chosen and what was passed over.
  */
 export function readyForTraining(loaded: LoadedTf): string {
   if (loaded.backend === 'wasm') registerWasmConvGrad();
-  const what = DEVICES[loaded.device] ?? (loaded.backend === 'tensorflow' ? 'native libtensorflow through @tensorflow/tfjs-node' : 'plain JavaScript (@tensorflow/tfjs cpu backend)');
+  const what = loaded.device === 'cuda' ? DESCRIBE['tfjs-node-gpu'] : loaded.backend === 'tensorflow' ? DESCRIBE['tfjs-node'] : loaded.backend === 'wasm' ? DESCRIBE.wasm : DESCRIBE.cpu;
   const skipped = loaded.skipped.map((s) => `${s.package.replace('@tensorflow/', '')}: ${s.reason}`).join('; ');
   return `${loaded.backend}: ${what}${skipped ? ` (passed over ${skipped})` : ''}`;
 }
