@@ -2,8 +2,8 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    // The public API: ESM + CJS + type declarations.
-    entry: { index: 'src/index.ts' },
+    // The public API: ESM + CJS + type declarations; `@dftracer/analyzer/validate` validates without loading DuckDB.
+    entry: { index: 'src/index.ts', validate: 'src/validate.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
@@ -17,8 +17,6 @@ export default defineConfig([
     entry: {
       cli: 'src/cli.ts',
       'validate-worker': 'src/validate-worker.ts',
-      // validate without loading DuckDB: \`@dftracer/analyzer/validate\`
-      validate: 'src/validate.ts',
       testing: 'src/testing/index.ts',
     },
     format: ['esm'],

@@ -7,8 +7,9 @@ const { version } = JSON.parse(readFileSync(new URL('./package.json', import.met
 export default defineConfig(
   libraryBuild({
     // register: `node --import`; writer-entry: the writer thread's script.
-    entry: ['src/index.ts', 'src/register.ts', 'src/writer-entry.ts'],
-    dts: { entry: 'src/index.ts' },
+    // Named: dist/writer-entry.js must sit beside the chunk that starts the thread (writer-thread.ts).
+    entry: { index: 'src/index.ts', register: 'src/register.ts', 'writer-entry': 'src/writer/writer-entry.ts' },
+    dts: { entry: { index: 'src/index.ts', register: 'src/register.ts' } },
     shims: true,
     define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
   }),

@@ -5,7 +5,7 @@
  */
 import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
 
-const log = initializeLog({ logFile: './core-basics' });
+const log = initializeLog({ logFile: process.env.DFTRACER_LOG_FILE ?? './core-basics' });
 const d = dftFn('compute', 'basics');
 
 const square = d.log(function square(x: number) {

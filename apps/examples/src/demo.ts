@@ -1,56 +1,87 @@
 /**
- * The main demo: a traced data pipeline. It writes a dataset, loads it three ways, computes on
- * it for two epochs with a prefetching loader, and prints where the trace is and what it holds.
+ * The demo: trains a small CNN with TensorFlow.js on an image dataset read from real files, traced
+ * into ONE DFTracer file (file I/O, data loading, training phases, every tfjs kernel through a dynamo
+ * backend, profiled steps through the profiler), then reads the trace back with
+ * the analyzer: where the time went, top files and kernels, and an HTML report.
  *
- *   pnpm demo            (from the repository root)
+ *   npx -y pnpm@9 demo            (from the repository root; DFTRACER_LOG_FILE picks the trace's path)
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { dftFn, finalize, initializeLog, logMetadata } from '@dftracer/core';
-import { computeStep, sampleShard, shards, streamShard, writeShards } from './pipeline.js';
+import { dirname, join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { ai, loadTf } from '@dftracer/ai';
+import { finalize, initializeLog } from '@dftracer/core';
+import { compile, createBackend } from '@dftracer/dynamo';
+import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
+import { analyze } from './lib/analyze.js';
+import { readyForTraining } from './lib/backend.js';
+import { writeImageFolder } from './lib/images.js';
+import { DataLoader, ImageDataset } from './lib/loader.js';
+import { buildCnn } from './lib/model.js';
+import { Progress } from './lib/progress.js';
+import { Trainer } from './lib/trainer.js';
 
+const EPOCHS = Number(process.env.DEMO_EPOCHS ?? 2);
+const TRAIN = 2048;
+const TEST = 512;
+const BATCH = 32;
+
+const started = performance.now();
 const root = mkdtempSync(join(tmpdir(), 'dftracer-demo-'));
-const dataDir = join(root, 'data');
-// In code, so the demo traces without any environment; DFTRACER_* variables work the same way.
-const log = initializeLog({ enable: true, logFile: join(root, 'demo'), dataDir });
-logMetadata('demo', 'core pipeline');
+const images = join(root, 'images');
+// Tracing is the point of the demo, so it is on in code; the DFTRACER_* variables still apply.
+const log = initializeLog({ enable: true, dataDir: images, ...(process.env.DFTRACER_LOG_FILE ? {} : { logFile: join(root, 'demo') }) });
+if (!log.file) throw new Error('tracing did not start (see the warning above)');
+console.log(`trace   ${log.file}\ndataset ${images}`);
 
-const pipeline = dftFn('pipeline', 'train');
-const epochs = dftFn('pipeline', 'epoch');
+// The best TensorFlow.js present: CUDA, native, wasm, then cpu (a CM record says which).
+const loaded = await loadTf();
+console.log(`tfjs    ${readyForTraining(loaded)}`);
 
-await pipeline.run(async () => {
-  const files = writeShards(dataDir, 8, 64 * 1024);
-  const streamed = await Promise.all(files.slice(0, 2).map((f) => streamShard(f)));
-  const header = await sampleShard(files[0]!, 4096, 512);
-  let checksum = header[0]!;
-  for (let epoch = 1; epoch <= 2; epoch++) {
-    epochs.update({ epoch });
-    await epochs.run(async () => {
+ai.data.derive('generate').run(() => {
+  writeImageFolder(join(images, 'train'), TRAIN, 7);
+  writeImageFolder(join(images, 'test'), TEST, 8);
+});
+const train = new DataLoader(new ImageDataset(join(images, 'train')), BATCH);
+const test = new DataLoader(new ImageDataset(join(images, 'test')), BATCH, false);
+const model = buildCnn();
+const trainer = new Trainer(model);
+
+console.log(`\ntraining a ${model.countParams().toLocaleString('en')}-parameter CNN on ${TRAIN} images (${TEST} held out), ${EPOCHS} epochs of ${train.steps} batches`);
+// The profiler records a few steps in each cycle; traceHandler writes their kernels as PP events.
+const profiler = profile({
+  activities: [ProfilerActivity.CPU],
+  schedule: schedule({ skipFirst: 8, wait: 20, warmup: 2, active: 4, repeat: 2 }),
+  onTraceReady: traceHandler,
+  profileMemory: true,
+  recordShapes: true,
+}).start();
+await ai.pipeline.train.run(async () => {
+  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
+    const progress = new Progress(`epoch ${epoch}/${EPOCHS}`, train.steps);
+    // A dynamo backend per epoch: every kernel of the model, forward and backward, with epoch and step.
+    const backend = createBackend({ name: 'cnn', epoch, autograd: true });
+    trainer.model = compile(model, { backend });
+    ai.update({ epoch }); // every ai event below carries the epoch
+    await ai.pipeline.epoch.run(async () => {
       let step = 0;
-      for await (const shard of dftFn('dataloader', 'fetch').iter(shards(files), { name: 'fetch' })) {
-        checksum ^= computeStep(shard, epoch, ++step);
+      let loss = 0;
+      for await (const batch of ai.dataloader.fetch.iter(train.batches(epoch))) {
+        ai.compute.update({ step: ++step });
+        backend.update({ step });
+        loss = trainer.trainStep(batch);
+        profiler.step();
+        progress.update(step, `loss ${loss.toFixed(3)}`);
       }
+      const acc = await trainer.evaluate(test);
+      progress.done(`loss ${loss.toFixed(3)}, held-out accuracy ${(acc * 100).toFixed(1)} %`);
     });
   }
-  console.log(`streamed ${streamed.join(' + ')} bytes, checksum ${checksum}`);
 });
-
+await profiler.stop();
 finalize();
+console.log(`\ntrained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-// What the trace holds, read back with nothing but zlib.
-const text = gunzipSync(readFileSync(log.file!)).toString('utf8');
-const counts = new Map<string, number>();
-let lines = 0;
-for (const line of text.split('\n').slice(1)) {
-  if (!line) continue;
-  lines++;
-  const e = JSON.parse(line) as { ph: string; cat: string; name: string };
-  if (e.ph !== 'X') continue;
-  const k = `${e.cat}/${e.name}`;
-  counts.set(k, (counts.get(k) ?? 0) + 1);
-}
-console.log(`\ntrace: ${log.file} (${lines} lines)`);
-for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${k}`);
-console.log('\nOpen it in https://ui.perfetto.dev or summarise it with: pnpm dftracer summary ' + log.file);
+await analyze(log.file, { report: join(dirname(log.file), 'report.html') });
+console.log(`\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -42,7 +42,8 @@ function program(ai: AI) {
       writeFileSync(filename, a);
     }
   }
-  const readData = ai.dataloader.fetch(function* readData(args: Args, io: IOHandler, _epoch: number) {
+  const readData = ai.dataloader.fetch(function* readData(args: Args, io: IOHandler, epoch: number) {
+    void epoch; // recorded as an arg, as pydftracer records parameters named epoch
     for (let i = 0; i < args.numFiles; i++) yield io.read(`${args.dataDir}/${i}-of-${args.numFiles}.bin`);
   });
   const collate = ai.data.preprocess.derive('collate')((data: Buffer) => data);
@@ -182,6 +183,7 @@ describe('pydftracer AI pipeline (2 files × 3 epochs)', () => {
       for (const e of evs.filter((x) => x.name === 'epoch.block')) expect(parent(e)).toBe('train');
       expect(evs.filter((e) => e.name === 'fetch.block').map((e) => e.args.count)).toEqual([1, 2, 1, 2, 1, 2]);
       expect(evs.filter((e) => e.name === 'epoch.iter').map((e) => e.args.count)).toEqual([1, 2, 3]);
+      expect(evs.filter((e) => e.name === 'fetch').map((e) => e.args.epoch)).toEqual([0, 1, 2]);
     });
   });
 });

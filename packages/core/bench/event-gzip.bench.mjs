@@ -28,7 +28,7 @@ async function load(root) {
   const dir = mkdtempSync(join(tmpdir(), 'event-gzip-bench-'));
   try {
     await esbuild.build({
-      entryPoints: { 'event-gzip': join(root, 'src/gzip/event-gzip.ts'), 'event-buffer': join(root, 'src/event-buffer.ts'), 'text-sink': join(root, 'src/text-sink.ts'), fixtures: join(root, 'src/fixtures.test-util.ts') },
+      entryPoints: { 'event-gzip': join(root, 'src/gzip/event-gzip.ts'), 'event-buffer': join(root, 'src/recording/event-buffer.ts'), interner: join(root, 'src/recording/interner.ts'), 'format-events': join(root, 'src/format/format-events.ts'), 'text-sink': join(root, 'src/format/text-sink.ts'), fixtures: join(root, 'src/test-util/fixtures.test-util.ts') },
       bundle: true,
       splitting: true,
       platform: 'node',
@@ -39,7 +39,7 @@ async function load(root) {
       logLevel: 'warning',
     });
     const mod = async (name) => import(join(dir, `${name}.mjs`));
-    return { root, ...(await mod('event-gzip')), ...(await mod('event-buffer')), ...(await mod('text-sink')), ...(await mod('fixtures')) };
+    return { root, ...(await mod('event-gzip')), ...(await mod('event-buffer')), ...(await mod('interner')), ...(await mod('format-events')), ...(await mod('text-sink')), ...(await mod('fixtures')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -68,6 +68,11 @@ export const MIXES = {
     const r = rng(1);
     return Array.from({ length: n }, () => ({ name: 'compute', cat: 'app', dur: Math.floor(r() * 1e6), gap: Math.floor(r() * 1e4), args: { size: Math.floor(r() * 2 ** 31), offset: Math.floor(r() * 1e12), ratio: r() } }));
   },
+  /** Random fractions in every arg, under a few kinds: digits no earlier line shares. */
+  'random fractions'(n) {
+    const r = rng(4);
+    return Array.from({ length: n }, (_, i) => ({ name: `step_${i & 7}`, cat: 'compute', dur: Math.floor(r() * 1e4), gap: Math.floor(r() * 100), args: { loss: r(), lr: r() / 1e3, grad: r() * 10 - 5, ratio: r() } }));
+  },
   /** A thousand kinds, each event with a short string seen nowhere else. */
   'many kinds, unique short strings'(n) {
     const r = rng(2);

@@ -5,7 +5,7 @@
  * Like LD_PRELOAD it is inherited: node child processes load it too (see children.ts).
  */
 import { isMainThread } from 'node:worker_threads';
-import { preloadInChildren } from './children.js';
-import { initializeLog } from './lifecycle.js';
+import { preloadInChildren } from './api/children.js';
+import { initializeLog } from './api/lifecycle.js';
 
 if (initializeLog().enabled && isMainThread) preloadInChildren(import.meta.url);

@@ -4,7 +4,7 @@
  */
 
 /** A value that can be written as an event argument. Non-finite numbers, bigints and others are
- * written with the documented replacements of `formatArgValue` (see format.ts). */
+ * written with the documented replacements (README, "Values the JSON format cannot hold"). */
 export type ArgValue = string | number | boolean | bigint | null | undefined | readonly unknown[] | object;
 
 export type Args = Readonly<Record<string, ArgValue>>;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { beforeClose } from '../trace-fd-guard.js';
+import { beforeClose } from '../writer/trace-fd-guard.js';
 import type { Teardown } from '../types.js';
 import { dress, patch, unpatch, type AnyFn, type Patch } from './identity.js';
 

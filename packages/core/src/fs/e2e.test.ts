@@ -9,8 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
-import { dftHash } from '../hash.js';
-import { traceProblems, type Trace, type TraceEvent } from '../trace-reader.test-util.js';
+import { dftHash } from '../recording/hash.js';
+import { traceProblems, type Trace, type TraceEvent } from '../test-util/trace-reader.test-util.js';
 
 const PKG = fileURLToPath(new URL('../..', import.meta.url));
 const REGISTER = join(PKG, 'dist', 'register.js');

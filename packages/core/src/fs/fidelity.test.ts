@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify, types } from 'node:util';
 import { afterEach, describe, expect, test } from 'vitest';
 import { fsPlugin } from './index.js';
-import { RecordingTracer } from './recording-tracer.test-util.js';
-import { setupEnv, type Env } from './test-env.test-util.js';
+import { RecordingTracer } from '../test-util/recording-tracer.test-util.js';
+import { setupEnv, type Env } from '../test-util/fs-env.test-util.js';
 
 type Fns = Record<string, unknown>;
 const fsBefore: Fns = { ...(fs as unknown as Fns) };

@@ -2,7 +2,7 @@
    readSync and read branch on arguments.length) without allocating, which rest params do not. */
 import type { Args } from '../types.js';
 import { POSITIONED, io, parseReadSync, parseVector, parseWrite } from './args.js';
-import { stampUs } from '../clock.js';
+import { stampUs } from '../recording/clock.js';
 import { dress, type AnyFn } from './identity.js';
 import { createsFile, fileMode, openFlags } from './paths.js';
 import { opArgs, target, type OpSpec } from './specs.js';

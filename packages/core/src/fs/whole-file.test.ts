@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, test } from 'vitest';
-import { dftHash } from '../hash.js';
+import { dftHash } from '../recording/hash.js';
 import type { Args, Span, Teardown } from '../types.js';
 import { fsPlugin } from './index.js';
-import { RecordingTracer } from './recording-tracer.test-util.js';
-import { calls, checkInvariants, setupEnv, type Env } from './test-env.test-util.js';
+import { RecordingTracer } from '../test-util/recording-tracer.test-util.js';
+import { calls, checkInvariants, setupEnv, type Env } from '../test-util/fs-env.test-util.js';
 
 const { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND, O_RDONLY } = fs.constants;
 const W = O_TRUNC | O_CREAT | O_WRONLY;

@@ -2,10 +2,12 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import type { GzipEncoder } from '../types.js';
 import { BatchEncoder, type Encoding } from './batch-encoder.js';
-import { EventBuffer, Interner, type FormatContext } from '../event-buffer.js';
+import { EventBuffer } from '../recording/event-buffer.js';
+import { Interner } from '../recording/interner.js';
+import { type FormatContext } from '../format/format-events.js';
 import { EventGzip } from './event-gzip.js';
-import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
-import { FH, rng } from '../fixtures.test-util.js';
+import { formatContext, formattedText, pushPosixReads } from '../test-util/format.test-util.js';
+import { FH, rng } from '../test-util/fixtures.test-util.js';
 import { EncoderStats } from './encoder-stats.js';
 
 const encoding = (level: number, gzipEncoder: GzipEncoder = 'auto'): Encoding => ({ compression: true, level, gzipEncoder });
@@ -132,19 +134,45 @@ describe('BatchEncoder size guard', () => {
     }
   });
 
-  it('measures again every 32 batches, and never writes more than zlib -1 on a batch it measures', () => {
+  it('measures again after 32 batches, then half as often while the verdict holds', () => {
     const { interner, ctx } = setup();
     const stats = new EncoderStats();
     const enc = new BatchEncoder(ctx, encoding(1), stats);
     let sizes = 0;
     let zlibSizes = 0;
-    for (let b = 0; b < 65; b++) {
+    const sampledAt: number[] = [];
+    for (let b = 0; b < 100; b++) {
       const buf = batch(interner, b * 2000, false);
+      const before = stats.counts().sampled;
       sizes += enc.encode('', buf).length;
       zlibSizes += gz1(buf, ctx);
+      if (stats.counts().sampled > before) sampledAt.push(b);
     }
-    expect(stats.counts()).toMatchObject({ sampled: 3, custom: 65, zlib: 0 });
+    expect(sampledAt).toEqual([0, 32, 96]);
+    expect(stats.counts()).toMatchObject({ custom: 100, zlib: 0 });
     expect(sizes).toBeLessThan(zlibSizes);
+  });
+
+  it('where zlib keeps winning, a later measurement encodes only a slice of the batch by hand', () => {
+    const { interner, ctx } = setup();
+    const stats = new EncoderStats();
+    const enc = new BatchEncoder(ctx, encoding(1), stats);
+    const custom = vi.spyOn(EventGzip.prototype, 'encode');
+    try {
+      for (let b = 0; b < 34; b++) {
+        const buf = losingBatch(interner, b + 1);
+        expect(enc.encode('', buf).length, `batch ${b}`).toBe(gz1(buf, ctx));
+      }
+      // The first batch measured whole, the later ones (the 33rd; and one whose strings no longer
+      // fit the interner, a drift) by their first 512 events alone: zlib kept them all.
+      const counts = custom.mock.calls.map((c) => (c[1] as EventBuffer).count);
+      expect(counts[0]).toBe(2000);
+      expect(counts.length).toBeGreaterThanOrEqual(2);
+      expect(counts.slice(1).every((n) => n === 512)).toBe(true);
+      expect(stats.counts()).toMatchObject({ sampled: counts.length, zlib: 34, custom: 0 });
+    } finally {
+      custom.mockRestore();
+    }
   });
 
   it('forced zlib (DFTRACER_GZIP_ENCODER=zlib) writes zlib’s member at the level asked, and never runs the hand-written encoder', () => {

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import type { EventColumns } from '../columns.js';
-import { formatEvents, type FormatContext } from '../event-buffer.js';
-import { TextSink } from '../text-sink.js';
+import type { EventColumns } from '../recording/columns.js';
+import { formatEvents, type FormatContext } from '../format/format-events.js';
+import { TextSink } from '../format/text-sink.js';
 import type { GzipEncoder } from '../types.js';
 import { EncoderStats } from './encoder-stats.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
@@ -15,6 +15,9 @@ export interface Encoding {
   readonly gzipEncoder: GzipEncoder;
 }
 
+/** Events of a batch that decide, where zlib has been winning, whether the whole batch is measured. */
+const PROBE_EVENTS = 512;
+
 /** Levels the hand-written encoder serves; above them zlib's deeper search is what was asked for. */
 const MAX_CUSTOM_LEVEL = 6;
 
@@ -25,8 +28,8 @@ const noop = (): void => {};
  * member, or plain text when compression is off. The writer thread and the traced thread (when it
  * writes itself) each hold one.
  *
- * Up to level 6 the hand-written encoder (event-gzip.ts) writes straight from the columns: less
- * CPU than formatting text for zlib, and fewer bytes on the usual trace. Level 1 (the default)
+ * Up to level 6 the hand-written encoder (event-gzip.ts) writes straight from the columns: on lines
+ * that repeat a few kinds, less CPU than formatting text for zlib and fewer bytes. Level 1 (the default)
  * copies from a kind's last line, 2–6 from its last few. A batch full of new text (long string
  * args) is formatted for zlib instead, which finds repeats inside strings. The size guard
  * (size-guard.ts) sends the other batches to zlib too wherever zlib writes fewer bytes. Levels
@@ -67,26 +70,46 @@ export class BatchEncoder {
       const guard = this.guard;
       const newText = guard === null ? 0 : meta.length + this.newText();
       if (!gz.prefersText(cols)) {
-        const measure = guard !== null && guard.due(cols, newText);
-        if (measure || guard === null || !guard.preferZlib) {
+        if (guard !== null && guard.due(cols, newText)) {
+          this.stats.add('sampled');
+          const both = this.measured(gz, guard, meta, cols);
+          if (both !== null) return both;
+        } else if (guard === null || !guard.preferZlib) {
           const bytes = this.customBytes(gz, meta, cols);
-          if (bytes !== null && !measure) {
+          if (bytes !== null) {
             this.stats.add('custom');
             return bytes;
-          }
-          if (bytes !== null) {
-            // Measured: both encodings exist, the smaller one is written.
-            const z = this.zlib(meta, cols, this.quietCtx);
-            this.stats.add('sampled');
-            const customWins = guard!.measured(bytes.length, z.length);
-            this.stats.add(customWins ? 'custom' : 'zlib');
-            return customWins ? bytes : z;
           }
         }
       }
     }
     this.stats.add('zlib');
     return this.zlib(meta, cols, this.ctx);
+  }
+
+  /**
+   * A batch the guard measures: both encodings, the smaller written. Where zlib has been winning,
+   * the batch's first PROBE_EVENTS events decide first whether the whole is worth encoding twice:
+   * the hand-written encoder then runs rarely, never warm, and a whole batch of it costs far more
+   * than the slice. Returns null for zlib's member to be written.
+   */
+  private measured(gz: EventGzip, guard: SizeGuard, meta: string, cols: EventColumns): Buffer | null {
+    if (guard.preferZlib && cols.count > PROBE_EVENTS) {
+      const probe: EventColumns = { ...cols, count: PROBE_EVENTS };
+      const own = this.customBytes(gz, '', probe);
+      if (own === null) return null;
+      const z = gzipSync(this.text('', probe, this.quietCtx), { level: this.encoding.level });
+      if (!guard.keeps(own.length, z.length)) {
+        guard.measured(own.length, z.length);
+        return null;
+      }
+    }
+    const bytes = this.customBytes(gz, meta, cols);
+    if (bytes === null) return null;
+    const z = this.zlib(meta, cols, this.quietCtx);
+    const customWins = guard.measured(bytes.length, z.length);
+    this.stats.add(customWins ? 'custom' : 'zlib');
+    return customWins ? bytes : z;
   }
 
   /** The hand-written encoder's member, or null when it refused the batch (counted, first error told). */

@@ -1,7 +1,7 @@
 import { crc32, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DeflateTokens, MIN_MATCH, WINDOW, gzipMember } from './deflate-block.js';
-import { rng } from '../fixtures.test-util.js';
+import { rng } from '../test-util/fixtures.test-util.js';
 
 /**
  * Random token streams, decoded here by the LZ77 rule, must come back from zlib byte for byte.

@@ -1,12 +1,15 @@
 import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { EventBuffer, Interner, MAX_EVENT_BYTES, type FormatContext } from '../event-buffer.js';
+import { EventBuffer } from '../recording/event-buffer.js';
+import { Interner } from '../recording/interner.js';
+import { MAX_EVENT_BYTES } from '../format/line-format.js';
+import { type FormatContext } from '../format/format-events.js';
 import { EventGzip } from './event-gzip.js';
-import { formatContext, formattedText, pushPosixReads } from '../format.test-util.js';
-import { GENERATOR, type FuzzGenerator } from '../fuzz-generator.test-util.js';
-import { FH, rng } from '../fixtures.test-util.js';
-import { tempDir, writeModule } from '../trace-reader.test-util.js';
+import { formatContext, formattedText, pushPosixReads } from '../test-util/format.test-util.js';
+import { GENERATOR, type FuzzGenerator } from '../test-util/fuzz-generator.test-util.js';
+import { FH, rng } from '../test-util/fixtures.test-util.js';
+import { tempDir, writeModule } from '../test-util/trace-reader.test-util.js';
 import type { ArgValue } from '../types.js';
 
 function setup(incMetadata = true, sources = 1) {

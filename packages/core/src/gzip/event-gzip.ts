@@ -25,20 +25,11 @@
  */
 import { CRC_START, crcBytes, crcFinish, crcShift, digitCrcTables, shiftMap } from './crc32.js';
 import { DeflateTokens, MIN_MATCH, WINDOW, gzipMember } from './deflate-block.js';
-import {
-  MAX_EVENT_BYTES,
-  TAG_FALSE,
-  TAG_ISTR,
-  TAG_NULL,
-  TAG_NUM,
-  TAG_RAW,
-  TAG_STR,
-  TAG_TRUE,
-  formatLine,
-  type FormatContext,
-} from '../event-buffer.js';
-import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from '../columns.js';
-import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from '../line-format.js';
+import { MAX_EVENT_BYTES } from '../format/line-format.js';
+import { TAG_FALSE, TAG_ISTR, TAG_NULL, TAG_NUM, TAG_RAW, TAG_STR, TAG_TRUE } from '../recording/columns.js';
+import { formatLine, type FormatContext } from '../format/format-events.js';
+import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from '../recording/columns.js';
+import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from '../format/line-format.js';
 import { POW10, differingDigits, numberDigits } from './number-digits.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */
@@ -98,7 +89,7 @@ const SLOTS = 2 * (FIXED_PAIRS + MAX_ARG_SLOTS);
 /** Bytes kept per slot for a number's text: the longest double is 24 characters. */
 const DIG = 24;
 const DIGIT_CRC = digitCrcTables(DIG);
-/** Tag of a key slot (a value slot uses the arg tags of event-buffer.ts). */
+/** Tag of a key slot (a value slot uses the arg tags of recording/columns.ts). */
 const TAG_KEY = 7;
 /** Tag of a slot not yet written. */
 const TAG_NONE = 255;

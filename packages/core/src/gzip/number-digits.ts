@@ -2,7 +2,7 @@
  * Numbers as the trace text writes them, digit by digit into a byte array: the columnar encoder
  * (event-gzip.ts) generates only the digits that changed, and needs them as bytes, not strings.
  */
-import { numberText } from '../line-format.js';
+import { numberText } from '../format/line-format.js';
 
 /** 10^n for the digit counts of safe integers (and one more). */
 export const POW10: readonly number[] = Array.from({ length: 18 }, (_, n) => 10 ** n);

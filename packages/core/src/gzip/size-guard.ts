@@ -1,10 +1,13 @@
-import type { EventColumns } from '../columns.js';
+import type { EventColumns } from '../recording/columns.js';
 
 /**
- * Measure every SAMPLE_EVERY-th batch both ways: often enough to follow a workload that changes,
- * rare enough that encoding twice costs a few percent of the encoder's CPU.
+ * Measure the 32nd batch after a measurement, both ways: often enough to follow a workload that
+ * changes, rare enough that encoding twice costs a few percent of the encoder's CPU. While the
+ * verdict holds the interval doubles, up to MAX_INTERVAL: where zlib wins, the hand-written
+ * encoder runs only on the measured batches, never warm, and each run costs far more per event.
  */
 export const SAMPLE_EVERY = 32;
+const MAX_INTERVAL = 1024;
 /**
  * The hand-written encoder keeps the batches between measurements only when it was at least this
  * much smaller: on a near tie zlib takes them, since zlib's size is the promise.
@@ -20,13 +23,15 @@ const TEXT_SLACK = 4;
  * Whether a batch goes to the hand-written encoder or to zlib, so that the hand-written one never
  * costs a user bytes. Its size depends on the data: on lines that repeat a few kinds with changing
  * numbers it writes well under zlib -1's size, but with many kinds, unique short strings or random
- * numbers it writes more. So the first batch, every SAMPLE_EVERY-th one after it, and any batch
- * whose make-up (kinds, new text per event) differs much from the last measured one are encoded
- * both ways; the smaller output is written, and the winner takes the batches until the next
- * measurement.
+ * numbers it writes more. So the first batch, one batch in SAMPLE_EVERY or fewer after it, and any
+ * batch whose make-up (kinds, new text per event) differs much from the last measured one are
+ * encoded both ways; the smaller output is written, and the winner takes the batches until the
+ * next measurement.
  */
 export class SizeGuard {
   private countdown = 0;
+  private interval = SAMPLE_EVERY;
+  private measuredOnce = false;
   private zlibAhead = false;
   // The profile of the last measured batch.
   private kinds = 0;
@@ -56,10 +61,18 @@ export class SizeGuard {
     return due;
   }
 
+  /** Whether the hand-written encoder keeps the batches with these sizes of its output and zlib's. */
+  keeps(customBytes: number, zlibBytes: number): boolean {
+    return customBytes <= KEEP_RATIO * zlibBytes;
+  }
+
   /** The sizes of a batch measured both ways; returns whether the hand-written output is the one to write. */
   measured(customBytes: number, zlibBytes: number): boolean {
-    this.zlibAhead = customBytes > KEEP_RATIO * zlibBytes;
-    this.countdown = SAMPLE_EVERY - 1;
+    const zlibAhead = !this.keeps(customBytes, zlibBytes);
+    this.interval = this.measuredOnce && zlibAhead === this.zlibAhead ? Math.min(2 * this.interval, MAX_INTERVAL) : SAMPLE_EVERY;
+    this.measuredOnce = true;
+    this.zlibAhead = zlibAhead;
+    this.countdown = this.interval - 1;
     return customBytes <= zlibBytes;
   }
 

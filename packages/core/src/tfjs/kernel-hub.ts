@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { getTracer } from '../access.js';
+import { getTracer } from '../api/access.js';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**

@@ -1,0 +1,55 @@
+import { summarize } from '@dftracer/analyzer';
+import { describe, expect, it } from 'vitest';
+import { childrenOf, descendantsOf, expectValid, named, ofCat, runExample, type Run } from './harness.js';
+
+describe('demo', () => {
+  let run: Run;
+
+  it('trains the CNN into one valid trace file', async () => {
+    run = await runExample('demo', { env: { DEMO_EPOCHS: '2' } });
+    expect(run.files).toHaveLength(1);
+    await expectValid(run.files);
+    expect(run.stdout).toMatch(/tfjs {4}(wasm|cpu|tensorflow): /);
+    expect(run.stdout).toMatch(/epoch 2\/2 .* held-out accuracy/);
+    expect(run.stdout).toContain(`trace ${run.files[0]}`);
+    expect(run.stdout).toMatch(/report {2}\S+report\.html/);
+  });
+
+  it('holds POSIX, data, dataloader, compute and pipeline events', () => {
+    const cats = new Set(run.events.map((e) => e.cat));
+    for (const c of ['POSIX', 'data', 'dataloader', 'compute', 'pipeline', 'dynamo', 'PP']) expect(cats).toContain(c);
+    // dynamo: the model's kernels forward and backward, with the epoch of their backend
+    const dynamo = ofCat(run.events, 'dynamo');
+    expect(named(dynamo, 'function.Conv2DBackpropFilter').length).toBeGreaterThanOrEqual(2 * 64 * 2);
+    expect(new Set(dynamo.map((e) => e.args?.epoch))).toEqual(new Set([1, 2]));
+    // two profiled cycles of four active steps each
+    expect(run.events.filter((e) => e.name.startsWith('ProfilerStep#'))).toHaveLength(8);
+    expect(ofCat(run.events, 'PP').some((e) => e.name === 'Conv2DBackpropFilter')).toBe(true);
+    for (const phase of ['forward', 'backward', 'step']) expect(named(ofCat(run.events, 'compute'), phase)).toHaveLength(2 * 64);
+    expect(named(ofCat(run.events, 'dataloader'), 'fetch.iter')).toHaveLength(2 * (64 + 16));
+    // ai.update({ epoch }) and compute.update({ step }) number the steps
+    const steps = named(ofCat(run.events, 'compute'), 'step');
+    expect(steps.filter((e) => e.args?.epoch === 2).map((e) => e.args?.step)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
+    expect(named(ofCat(run.events, 'pipeline'), 'train')).toHaveLength(1);
+    // loadTf says which tfjs it chose in a CM record
+    expect(run.metadata.some((m) => m.name === 'CM' && m.args?.name === 'tfjs' && /"backend":"(wasm|cpu|tensorflow)"/.test(String(m.args?.value)))).toBe(true);
+    expect(named(ofCat(run.events, 'pipeline'), 'epoch')).toHaveLength(2);
+  });
+
+  it('nests every image read under the data item that asked for it', () => {
+    const items = named(ofCat(run.events, 'data'), 'item'); // @ai.data.item on ImageDataset.getItem
+    expect(items).toHaveLength(2 * (2048 + 512));
+    const reads = childrenOf(named(ofCat(run.events, 'POSIX'), 'read'), items);
+    expect(reads.length).toBeGreaterThanOrEqual(items.length);
+    // and every item inside an epoch of the training pipeline
+    const inEpochs = new Set(descendantsOf(run.events, named(ofCat(run.events, 'pipeline'), 'epoch')).map((e) => e.id));
+    expect(items.filter((e) => inEpochs.has(e.id))).toHaveLength(items.length);
+  });
+
+  it('summarises to non-zero I/O and compute', async () => {
+    const s = await summarize(run.files);
+    expect(s.totals.io_us).toBeGreaterThan(0);
+    expect(s.totals.compute_us).toBeGreaterThan(0);
+    expect(s.bytes_read).toBeGreaterThan((2048 + 512) * 2 * 784);
+  });
+});

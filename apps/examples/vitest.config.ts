@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Each example is a real node process training a real model: one file at a time on 2 cores.
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+  },
+});

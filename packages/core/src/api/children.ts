@@ -1,0 +1,89 @@
+import { resolve } from 'node:path';
+import type { DFTracerConfig } from '../types.js';
+
+/**
+ * Child processes (`child_process.fork/spawn/exec`, `cluster` workers) are separate processes:
+ * each traces only if it loads the tracer, and then writes its own file (the name hashes
+ * exec-host-pid). What they inherit is the environment, so after init the resolved settings are
+ * exported into `process.env` (as DFTracer does with setenv): a child that calls `initializeLog()`
+ * with no options, or runs with the register entry, traces like its parent into the same
+ * directory, even from another working directory. finalize restores the previous values.
+ *
+ * The register entry (`node --import @dftracer/core/register`) also puts itself into NODE_OPTIONS,
+ * the analogue of an inherited LD_PRELOAD: `spawn('node', ...)` children are traced too, not only
+ * `fork()` children (which inherit execArgv). A program that calls initializeLog itself does not
+ * touch NODE_OPTIONS.
+ */
+
+interface Saved {
+  /** Variable → value before we set it (undefined: it was unset). */
+  readonly before: Map<string, string | undefined>;
+  /** Variable → value we set, so finalize restores only what nobody changed since. */
+  readonly ours: Map<string, string>;
+}
+
+const SAVED_KEY = Symbol.for('dftracer.core.childEnv');
+
+function saved(): Saved {
+  const g = globalThis as { [SAVED_KEY]?: Saved };
+  return (g[SAVED_KEY] ??= { before: new Map(), ours: new Map() });
+}
+
+const bool = (b: boolean): string => (b ? '1' : '0');
+
+/** The DFTRACER_* variables that reproduce `config` in a child. */
+export function childEnv(config: DFTracerConfig): Record<string, string> {
+  const env: Record<string, string> = {
+    DFTRACER_ENABLE: '1',
+    // Absolute, so a child started in another directory writes next to its parent's file.
+    DFTRACER_LOG_FILE: resolve(config.logFile),
+    DFTRACER_INC_METADATA: bool(config.incMetadata),
+    DFTRACER_DISABLE_IO: bool(config.disableIo),
+    DFTRACER_TRACE_COMPRESSION: bool(config.compression),
+    DFTRACER_COMPRESSION_LEVEL: String(config.compressionLevel),
+    DFTRACER_GZIP_ENCODER: config.gzipEncoder,
+    DFTRACER_WRITE_BUFFER_SIZE: String(config.writeBufferSize),
+    DFTRACER_BIND_SIGNALS: bool(config.bindSignals),
+    DFTRACER_LOG_LEVEL: config.logLevel,
+    DFTRACER_DISABLE_TIDS: bool(config.disableTids),
+  };
+  // A prefix holding ':' cannot be written in the ':'-separated list: the child then keeps whatever it inherited.
+  if (config.traceAll) env.DFTRACER_DATA_DIR = 'all';
+  else if (!config.dataDirs.some((d) => d.includes(':'))) env.DFTRACER_DATA_DIR = config.dataDirs.join(':');
+  return env;
+}
+
+function set(name: string, value: string): void {
+  const s = saved();
+  if (!s.before.has(name)) s.before.set(name, process.env[name]);
+  s.ours.set(name, value);
+  process.env[name] = value;
+}
+
+/** Exports the resolved configuration into process.env for child processes. */
+export function exportToChildren(config: DFTracerConfig): void {
+  for (const [k, v] of Object.entries(childEnv(config))) set(k, v);
+}
+
+/**
+ * Adds `--import <url>` for the register entry to NODE_OPTIONS, so node children load the tracer
+ * before their own code. `url` is the register entry's own file URL.
+ */
+export function preloadInChildren(url: string): void {
+  const current = process.env.NODE_OPTIONS ?? '';
+  if (current.includes(url)) return;
+  // File URLs are percent-encoded: no space or quote can break NODE_OPTIONS' word splitting.
+  set('NODE_OPTIONS', `${current}${current.trim() === '' ? '' : ' '}--import ${url}`.trim());
+}
+
+/** Puts back the variables exported at init, unless the program changed them since. */
+export function restoreChildEnv(): void {
+  const s = saved();
+  for (const [name, before] of s.before) {
+    if (process.env[name] !== s.ours.get(name)) continue;
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  }
+  s.before.clear();
+  s.ours.clear();
+}

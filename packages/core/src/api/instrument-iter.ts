@@ -1,0 +1,118 @@
+import { activeTracer } from './core-state.js';
+import type { Instrument } from './instrument.js';
+
+export interface InstrumentIterOptions {
+  /** Event name prefix; default the instrument's name. */
+  name?: string;
+  /** Arg carrying the 1-based item index; default the instrument's `iterNames.counter`. */
+  counter?: string;
+  /** Write the `<name>.<wait>` events (time waiting for each item). Default true. */
+  includeIter?: boolean;
+  /** Write the `<name>.<hold>` events (the loop body holding each item). Default true. */
+  includeBlock?: boolean;
+}
+
+interface IterPlan {
+  readonly wait: string | null;
+  readonly hold: string | null;
+  readonly counter: string;
+}
+
+/** `Instrument.iter`: a generator over the iterable that times each wait and each body. */
+export function traceIterable<T>(d: Instrument, iterable: Iterable<T> | AsyncIterable<T>, options: InstrumentIterOptions): Generator<T, void, undefined> | AsyncGenerator<T, void, undefined> {
+  const name = options.name ?? d.name;
+  const plan: IterPlan = {
+    wait: options.includeIter === false ? null : `${name}.${d.iterNames.wait}`,
+    hold: options.includeBlock === false ? null : `${name}.${d.iterNames.hold}`,
+    counter: options.counter ?? d.iterNames.counter,
+  };
+  if (iterable != null && typeof (iterable as AsyncIterable<T>)[Symbol.asyncIterator] === 'function') {
+    return traceAsyncIter(d, iterable as AsyncIterable<T>, plan);
+  }
+  if (iterable == null || typeof (iterable as Iterable<T>)[Symbol.iterator] !== 'function') {
+    throw new TypeError(`iter: expected an iterable or async iterable; got ${iterable === null ? 'null' : typeof iterable}`);
+  }
+  return traceSyncIter(d, iterable as Iterable<T>, plan);
+}
+
+function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Generator<T, void, undefined> {
+  const it = src[Symbol.iterator]();
+  let done = false;
+  let i = 0;
+  try {
+    for (;;) {
+      const t = d.enabled ? activeTracer() : null;
+      // The wait is a span: what producing the item does (a loader's reads) nests under it.
+      const wait = t !== null && plan.wait !== null ? t.enter() : null;
+      let r: IteratorResult<T>;
+      try {
+        r = it.next();
+      } catch (e) {
+        if (wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait!, d.cat), d.argsFor(undefined, undefined, { [plan.counter]: i + 1 }));
+        throw e;
+      }
+      if (r.done) {
+        done = true;
+        if (wait !== null) t!.discard(wait); // the end of iteration is no item: nothing to write
+        return;
+      }
+      i++;
+      if (t === null) {
+        yield r.value;
+        continue;
+      }
+      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
+      if (wait !== null) t.exitKind(wait, t.interner.kind(plan.wait!, d.cat), args);
+      if (plan.hold === null) {
+        yield r.value;
+        continue;
+      }
+      const span = t.enterRegion();
+      try {
+        yield r.value;
+      } finally {
+        t.exitKind(span, t.interner.kind(plan.hold, d.cat), args);
+      }
+    }
+  } finally {
+    if (!done) it.return?.();
+  }
+}
+
+async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: IterPlan): AsyncGenerator<T, void, undefined> {
+  const it = src[Symbol.asyncIterator]();
+  let done = false;
+  let i = 0;
+  try {
+    for (;;) {
+      const t = d.enabled ? activeTracer() : null;
+      const wait = t?.enter({ async: true });
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        if (wait !== undefined) t?.discard(wait); // the end of iteration is no item: nothing to write
+        return;
+      }
+      i++;
+      if (t === null || wait === undefined) {
+        yield r.value;
+        continue;
+      }
+      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
+      if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), args);
+      else t.discard(wait);
+      if (plan.hold === null) {
+        yield r.value;
+        continue;
+      }
+      const hold = t.enter({ async: true });
+      try {
+        yield r.value;
+      } finally {
+        t.exitKind(hold, t.interner.kind(plan.hold, d.cat), args);
+      }
+    }
+  } finally {
+    if (!done) await it.return?.();
+  }
+}

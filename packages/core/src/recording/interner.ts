@@ -1,0 +1,109 @@
+import { cutText, jsonString, keyFragment, kindFragment } from '../format/line-format.js';
+
+/** (name, cat) pairs and arg keys interned to small ints with their JSON fragments precomputed. */
+export class Interner {
+  /** `,"name":"read","cat":"POSIX","pid":123,"tid":` per kind. */
+  readonly kindFrag: string[] = [];
+  readonly kindName: string[] = [];
+  readonly kindCat: string[] = [];
+  private readonly kinds = new Map<string, Map<string, number>>();
+  /** `,"key":` per key. */
+  readonly keyFrag: string[] = [];
+  private readonly keys = new Map<string, number>();
+  /**
+   * JSON text of short string values seen in args (file hashes, phases, modes): they repeat, so
+   * each is escaped once and a batch carries an index instead of the string.
+   */
+  readonly strFrag: string[] = [];
+  private readonly strs = new Map<string, number>();
+
+  constructor(private readonly pid: number) {}
+
+  // The last kind and the keys of the last args object, by position: events of one call site
+  // repeat them, and comparing a string to the same string is cheaper than a Map lookup.
+  private lastName = '';
+  private lastCat = '';
+  private lastKind = -1;
+  private readonly recentKeys: string[] = new Array<string>(RECENT_KEYS).fill('');
+  private readonly recentKeyIds = new Int32Array(RECENT_KEYS);
+  private lastStr: string | undefined = undefined;
+  private lastStrId = -1;
+
+  kind(name: string, cat: string): number {
+    if (name === this.lastName && cat === this.lastCat && this.lastKind >= 0) return this.lastKind;
+    const k = this.lookupKind(name, cat);
+    this.lastName = name;
+    this.lastCat = cat;
+    this.lastKind = k;
+    return k;
+  }
+
+  private lookupKind(name: string, cat: string): number {
+    let byName = this.kinds.get(cat);
+    if (byName === undefined) this.kinds.set(cat, (byName = new Map()));
+    let k = byName.get(name);
+    if (k === undefined) {
+      k = this.kindFrag.length;
+      this.kindFrag.push(kindFragment(cutName(name), cutName(cat), this.pid));
+      this.kindName.push(name);
+      this.kindCat.push(cat);
+      byName.set(name, k);
+    }
+    return k;
+  }
+
+  /** The index of a short string value, or -1 when it is not worth interning (or the table is full). */
+  str(v: string): number {
+    // The same value as the last one (a file's hash, read after read) skips the Map.
+    if (v === this.lastStr) return this.lastStrId;
+    let k = this.strs.get(v);
+    if (k === undefined) {
+      if (v.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
+      k = this.strFrag.length;
+      this.strFrag.push(jsonString(v));
+      this.strs.set(v, k);
+    }
+    // One path on for values seen before and new ones: with a path of its own, a value seen
+    // before (a file read again after others) would first come after V8 had compiled the record
+    // path, and deoptimize it.
+    this.lastStr = v;
+    this.lastStrId = k;
+    return k;
+  }
+
+  /** The index of the key at position `pos` of an args object. */
+  keyAt(pos: number, key: string): number {
+    if (pos >= RECENT_KEYS) return this.key(key);
+    if (this.recentKeys[pos] === key) return this.recentKeyIds[pos]!;
+    const k = this.key(key);
+    this.recentKeys[pos] = key;
+    this.recentKeyIds[pos] = k;
+    return k;
+  }
+
+  key(key: string): number {
+    let k = this.keys.get(key);
+    if (k === undefined) {
+      k = this.keyFrag.length;
+      this.keyFrag.push(keyFragment(RESERVED_KEYS.has(key) ? `user_${key}` : cutName(key)));
+      this.keys.set(key, k);
+    }
+    return k;
+  }
+}
+
+/** Arg positions whose last key is remembered (see Interner.keyAt). */
+const RECENT_KEYS = 16;
+
+/** Keys the tracer writes in every event's args: a user arg of the same name is renamed `user_<key>`. */
+const RESERVED_KEYS = new Set(['hhash', 'level', 'p_idx']);
+
+/** Only short strings are interned, and only so many: unique values must not grow memory forever. */
+const MAX_INTERNED_STRING = 64;
+const MAX_INTERNED_STRINGS = 1 << 16;
+
+/** Names and categories are labels: keep them short enough that an event always fits. */
+const MAX_NAME = 1024;
+function cutName(s: string): string {
+  return s.length > MAX_NAME ? cutText(s, MAX_NAME) : s;
+}

@@ -1,0 +1,314 @@
+import * as fs from 'node:fs';
+import { getSystemErrorName } from 'node:util';
+import { isMainThread } from 'node:worker_threads';
+import { ENCODER_STATS_BYTES, EncoderStats, type Encoding } from '../gzip/index.js';
+
+// The tracer's own writes use the functions as they were before any plugin wrapped them, so they
+// are never traced and never disturbed by an instrumentation bug.
+const { openSync, writeSync, closeSync, fstatSync, lstatSync, unlinkSync, mkdirSync, fsyncSync } = fs;
+const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants;
+
+/**
+ * State shared by every thread that writes into one process's file: the fd and its identity
+ * (device and inode, checked before each write), and a SharedArrayBuffer holding
+ * - Int32 at byte 0: the write lock, the closed flag, the failure code, the lock ticket sequence;
+ * - BigInt64 slots 2 and 3: the next free id block and the count of written events;
+ * - Int32 at byte 32: whether a failure has been reported, whether the fd is closed.
+ * Every thread encodes its batches as `encoding` says (one file, one format) and counts them in
+ * `encoderStats`.
+ */
+export interface SharedFile {
+  readonly path: string;
+  readonly fd: number;
+  readonly encoding: Encoding;
+  readonly sab: SharedArrayBuffer;
+  readonly encoderStats: SharedArrayBuffer;
+  readonly dev: bigint;
+  readonly ino: bigint;
+}
+
+const LOCK = 0;
+/** 0 open; SEALED: only the creating thread still writes (the last events, `end`); 1 closed. */
+const CLOSED = 1;
+const SEALED = 2;
+const FAILED = 2;
+const SEQ = 3;
+export const ID_SLOT = 2;
+export const COUNT_SLOT = 3;
+const REPORTED = 0;
+const FD_CLOSED = 1;
+const ONCE = 2;
+/** Warnings given once per process, whichever thread meets the case first: bit i of the ONCE word. */
+const ONCE_KEYS = ['truncated', 'encoder'];
+
+/** FAILED codes that are not errnos. */
+const FD_REPLACED = 1_000_000;
+const UNKNOWN_ERROR = 1_000_001;
+
+/**
+ * A lock held this long by the same owner is taken over: its owner is a worker thread that was
+ * terminated between lock and unlock (termination skips `finally`), and waiting for it would hang
+ * the program. A live owner holds the lock for one write(2) of one member.
+ */
+export const LOCK_STALE_MS = 2000;
+
+export class TraceFileError extends Error {
+  override readonly name = 'DFTracerFileError';
+}
+
+/**
+ * One process's trace file. Each `write` is one complete gzip member (or plain text) written with
+ * one locked append, so a crash leaves whole members and threads never interleave. A write error
+ * (disk full, EIO, a descriptor the program closed) stops writing for every thread of the process;
+ * the descriptor is never written once closed, and never if it no longer refers to the trace file.
+ */
+export class TraceFile {
+  readonly i32: Int32Array;
+  readonly i64: BigInt64Array;
+  private readonly flags: Int32Array;
+  /** How the process's batches were encoded (the `end` event reports it). */
+  readonly encoderStats: EncoderStats;
+  bytesWritten = 0;
+  private localFailure: string | null = null;
+
+  private constructor(
+    readonly shared: SharedFile,
+    /** Created the file (the main thread): writes the last events after seal(). */
+    private readonly owner: boolean,
+  ) {
+    this.i32 = new Int32Array(shared.sab, 0, 4);
+    this.i64 = new BigInt64Array(shared.sab, 0, 4);
+    this.flags = new Int32Array(shared.sab, 32, 4);
+    this.encoderStats = new EncoderStats(shared.encoderStats);
+  }
+
+  /** Creates the file exclusively, never through a symlink, mode 0644 less the umask. */
+  static create(path: string, encoding: Encoding): TraceFile {
+    const dir = path.slice(0, path.lastIndexOf('/'));
+    if (dir) mkdirSync(dir, { recursive: true });
+    let fd: number;
+    try {
+      fd = openSync(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_NOFOLLOW, 0o644);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      // A stale trace of an earlier process with the same pid is replaced; a planted symlink is not followed.
+      if (lstatSync(path).isSymbolicLink()) throw new TraceFileError(`${path} is a symbolic link; refusing to write a trace through it`);
+      unlinkSync(path);
+      fd = openSync(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_NOFOLLOW, 0o644);
+    }
+    let st: fs.BigIntStats;
+    try {
+      st = fstatSync(fd, { bigint: true });
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    const sab = new SharedArrayBuffer(48);
+    return new TraceFile({ path, fd, encoding, sab, encoderStats: new SharedArrayBuffer(ENCODER_STATS_BYTES), dev: st.dev, ino: st.ino }, true);
+  }
+
+  /** Whether writing the file has failed for the whole process. */
+  static failedFor(shared: SharedFile): boolean {
+    return Atomics.load(new Int32Array(shared.sab, 0, 4), FAILED) !== 0;
+  }
+
+  /** Whether a thread may still join the file: neither closed (nor sealed) nor failed. */
+  static joinable(shared: SharedFile): boolean {
+    const i32 = new Int32Array(shared.sab, 0, 4);
+    return Atomics.load(i32, CLOSED) === 0 && Atomics.load(i32, FAILED) === 0;
+  }
+
+  /** The same file, seen from another thread of the process. */
+  static join(shared: SharedFile): TraceFile {
+    return new TraceFile(shared, false);
+  }
+
+  /** Whether this thread can no longer write (finalized, sealed for the owner's last events, or failed). */
+  get closed(): boolean {
+    const c = Atomics.load(this.i32, CLOSED);
+    return c === 1 || (c === SEALED && !this.owner);
+  }
+
+  /** Why writing stopped (in this thread or another), or null while the file is healthy. */
+  get failed(): string | null {
+    if (this.localFailure !== null) return this.localFailure;
+    const code = Atomics.load(this.i32, FAILED);
+    return code === 0 ? null : describeFailure(code);
+  }
+
+  /** True for exactly one caller per process once writing has failed: that caller warns the user. */
+  claimReport(): boolean {
+    return Atomics.load(this.i32, FAILED) !== 0 && Atomics.compareExchange(this.flags, REPORTED, 0, 1) === 0;
+  }
+
+  /**
+   * For a warning that must appear once per process (not once per thread): true for the first
+   * caller only. Keys not listed in ONCE_KEYS are not deduplicated across threads.
+   */
+  claimOnce(key: string): boolean {
+    const i = ONCE_KEYS.indexOf(key);
+    if (i < 0) return true;
+    const bit = 1 << i;
+    return (Atomics.or(this.flags, ONCE, bit) & bit) === 0;
+  }
+
+  /**
+   * Appends one flush's bytes (a gzip member, or plain lines: gzip/batch-encoder.ts) and adds `events`
+   * to the shared count in the same critical section (so `end.num_events` is exact); returns false
+   * if the file is closed or has failed.
+   */
+  write(data: Buffer, events = 0): boolean {
+    if (this.failed !== null) return false;
+    if (data.length === 0) return true;
+    if (this.closed) return false;
+    const ticket = this.lock();
+    try {
+      if (this.closed || Atomics.load(this.i32, FAILED) !== 0) return false;
+      if (!this.stillOurs()) {
+        // The program closed our descriptor (and may have opened something else under its number):
+        // it is not ours to write or close any more.
+        this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed or no longer refers to the trace file`, false);
+        return false;
+      }
+      let off = 0;
+      while (off < data.length) off += writeSync(this.shared.fd, data, off, data.length - off);
+      this.bytesWritten += data.length;
+      if (events !== 0) Atomics.add(this.i64, COUNT_SLOT, BigInt(events));
+      return true;
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EBADF') {
+        // We never close the descriptor while the file is open, so the program closed it between
+        // the identity check and the write: the same case as a replaced descriptor.
+        this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed by the program`, false);
+        return false;
+      }
+      this.fail(typeof err.errno === 'number' && err.errno < 0 ? -err.errno : UNKNOWN_ERROR, `${err.code ?? ''} ${err.message}`.trim(), true);
+      return false;
+    } finally {
+      this.unlock(ticket);
+    }
+  }
+
+  /**
+   * The program is closing our descriptor (trace-fd-guard.ts): stop every thread's writes first,
+   * under the lock, so none can be between its identity check and its write when the number is
+   * reused. The descriptor is the program's to close now, not ours.
+   */
+  surrender(): void {
+    const ticket = this.lock();
+    try {
+      if (Atomics.load(this.i32, FAILED) === 0 && !this.closed) this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed by the program`, false);
+      else Atomics.store(this.flags, FD_CLOSED, 1);
+    } finally {
+      this.unlock(ticket);
+    }
+  }
+
+  /**
+   * From now on only the owner writes: other threads' later events are dropped, so the owner's
+   * `end` is the last line and its num_events counts everything before it.
+   */
+  seal(): void {
+    const ticket = this.lock();
+    Atomics.compareExchange(this.i32, CLOSED, 0, SEALED);
+    this.unlock(ticket);
+  }
+
+  /** Marks the file closed for every thread, then closes the fd (main thread only). */
+  close(): void {
+    const ticket = this.lock();
+    try {
+      const wasOpen = Atomics.exchange(this.i32, CLOSED, 1) === 0;
+      if (wasOpen) {
+        try {
+          if (this.stillOurs()) fsyncSync(this.shared.fd);
+        } catch {
+          // fsync is best effort (pipes, some filesystems); the data is written either way.
+        }
+      }
+      this.closeFd();
+    } finally {
+      this.unlock(ticket);
+    }
+  }
+
+  /**
+   * Closes the fd once, from the main thread only (Node warns when a worker closes a descriptor
+   * it did not open), and only while it is still ours.
+   */
+  private closeFd(): void {
+    if (!isMainThread || Atomics.load(this.flags, FD_CLOSED) === 1) return;
+    Atomics.store(this.flags, FD_CLOSED, 1);
+    if (!this.stillOurs()) return;
+    try {
+      closeSync(this.shared.fd);
+    } catch {
+      // Nothing more to lose.
+    }
+  }
+
+  /** Adds n to a shared counter and returns the value before. */
+  add(slot: number, n: number): number {
+    return Number(Atomics.add(this.i64, slot, BigInt(n)));
+  }
+
+  load(slot: number): number {
+    return Number(Atomics.load(this.i64, slot));
+  }
+
+  /** Whether the fd still refers to the file we created (the program may have closed and reused it). */
+  private stillOurs(): boolean {
+    try {
+      const st = fstatSync(this.shared.fd, { bigint: true });
+      return st.ino === this.shared.ino && st.dev === this.shared.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Called with the lock held: records why and stops every thread. The fd is closed now from the
+   * main thread, else by finalize; a descriptor that is no longer ours is left alone.
+   */
+  private fail(code: number, message: string, closeFd: boolean): void {
+    this.localFailure = message;
+    Atomics.compareExchange(this.i32, FAILED, 0, code);
+    Atomics.store(this.i32, CLOSED, 1);
+    if (closeFd) this.closeFd();
+    else Atomics.store(this.flags, FD_CLOSED, 1);
+  }
+
+  /** Takes the lock; returns the ticket that unlocks it. Never waits forever (see LOCK_STALE_MS). */
+  private lock(): number {
+    const me = (Atomics.add(this.i32, SEQ, 1) & 0x3fffffff) + 1;
+    let holder = 0;
+    let since = 0;
+    for (;;) {
+      const cur = Atomics.compareExchange(this.i32, LOCK, 0, me);
+      if (cur === 0) return me;
+      if (cur !== holder) {
+        holder = cur;
+        since = Date.now();
+      } else if (Date.now() - since > LOCK_STALE_MS && Atomics.compareExchange(this.i32, LOCK, cur, me) === cur) {
+        return me;
+      }
+      Atomics.wait(this.i32, LOCK, cur, 10);
+    }
+  }
+
+  private unlock(ticket: number): void {
+    // A lock taken over from us is no longer ours to release.
+    if (Atomics.compareExchange(this.i32, LOCK, ticket, 0) === ticket) Atomics.notify(this.i32, LOCK, 1);
+  }
+}
+
+function describeFailure(code: number): string {
+  if (code === FD_REPLACED) return 'the trace file descriptor was closed or replaced by the program';
+  if (code === UNKNOWN_ERROR) return 'a write error';
+  try {
+    return getSystemErrorName(-code);
+  } catch {
+    return `error ${code}`;
+  }
+}

@@ -1,0 +1,203 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { columnBuffers, pickColumns, type ColumnArrays } from '../recording/columns.js';
+import type { EventBuffer } from '../recording/event-buffer.js';
+import type { Interner } from '../recording/interner.js';
+import type { SharedFile } from './trace-file.js';
+
+/**
+ * Formatting and gzip cost far more than recording an event (DESIGN.md §7), so the main thread
+ * hands full buffers to a writer thread: typed arrays are transferred, not copied. The writer
+ * formats, compresses and appends them in order; the main thread only waits when too much is in
+ * flight (memory stays bounded) and at finalize, until everything handed over is written.
+ */
+
+/** Progress shared with the writer: Int32 slots. */
+const POSTED = 0;
+const DONE = 1;
+const FAILED = 2;
+const DONE_EVENTS = 3;
+
+/** What the writer needs to format like the tracer: constants, and interned fragments as they grow. */
+export interface WriterInit {
+  readonly shared: SharedFile;
+  /** Where the writer sends emptied arrays back for reuse. */
+  readonly recycle: MessagePort;
+  readonly progress: SharedArrayBuffer;
+  readonly incMetadata: boolean;
+  readonly argsHead: string;
+  /** Whether DFTRACER_LOG_LEVEL lets warnings through. */
+  readonly warn: boolean;
+}
+
+export interface WriterBatch {
+  readonly meta: string;
+  readonly newKinds: readonly string[];
+  readonly newKeys: readonly string[];
+  readonly newStrs: readonly string[];
+  readonly count: number;
+  /** Metadata records in `meta`: counted with the events in `end.num_events`. */
+  readonly metaCount: number;
+  readonly argCount: number;
+  readonly columns: ColumnArrays;
+  readonly argObj: readonly string[];
+}
+
+/**
+ * Batches in flight before the producer waits. A crash loses what is queued plus the buffer being
+ * filled: 1 + 15 buffers of 1 MiB is DFTracer's own default loss window (its 16 MiB buffer), and
+ * ~80 k events absorb a burst without making the traced thread wait.
+ */
+export const MAX_IN_FLIGHT = 15;
+/** A writer that makes no progress for this long is considered dead. */
+const STALL_MS = 10_000;
+
+function entryPath(): string | null {
+  try {
+    const p = fileURLToPath(new URL('./writer-entry.js', import.meta.url));
+    return existsSync(p) ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Detaches an empty ArrayBuffer. Until a thread detaches its first ArrayBuffer, V8 compiles its
+ * typed-array code on the assumption that none ever will be; the first handover of columns (a
+ * transfer detaches them) then throws all that optimized code away (in the writer thread, most of
+ * the encoder) and compiles it again. Each side calls this before its hot code runs, so the first
+ * handover finds nothing to invalidate.
+ */
+export function detachEarly(): void {
+  try {
+    const b = new ArrayBuffer(0);
+    structuredClone(b, { transfer: [b] });
+  } catch {
+    // Only a matter of speed: without it the tracer works the same.
+  }
+}
+
+export class WriterThread {
+  private readonly worker: Worker;
+  private readonly progress: Int32Array;
+  private readonly recycled: MessagePort;
+  private posted = 0;
+  private postedEvents = 0;
+  // The interned fragments the writer has been sent (it formats with copies of them).
+  private sentKinds = 0;
+  private sentKeys = 0;
+  private sentStrs = 0;
+  dead: string | null = null;
+
+  private constructor(entry: string, init: Omit<WriterInit, 'recycle'>) {
+    this.progress = new Int32Array(init.progress);
+    const { port1, port2 } = new MessageChannel();
+    this.recycled = port2;
+    // execArgv: [] so a `--import @dftracer/core/register` parent does not trace its own writer.
+    this.worker = new Worker(entry, { workerData: { ...init, recycle: port1 }, transferList: [port1], execArgv: [], stdout: false, stderr: false });
+    this.worker.unref();
+    this.worker.on('error', (e) => {
+      this.dead = `writer thread failed: ${e.message}`;
+    });
+  }
+
+  /** Starts a writer thread, or returns null when the writer entry is unavailable (run from source). */
+  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
+    if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
+    const entry = entryPath();
+    if (entry === null) return null;
+    detachEarly();
+    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
+  }
+
+  get failed(): boolean {
+    return Atomics.load(this.progress, FAILED) !== 0;
+  }
+
+  /** Whether the next batch would have to wait for the writer to finish one. */
+  get full(): boolean {
+    return this.posted - Atomics.load(this.progress, DONE) >= MAX_IN_FLIGHT;
+  }
+
+  /** Events handed over that the writer has not written (yet, or ever if it died). */
+  get pendingEvents(): number {
+    return this.postedEvents - Atomics.load(this.progress, DONE_EVENTS);
+  }
+
+  /**
+   * Hands a flush over: the buffer's arrays move to the writer, with the fragments interned since
+   * the last handover. Returns false if the writer is gone.
+   */
+  hand(meta: string, metaCount: number, buf: EventBuffer, interner: Interner): boolean {
+    const { kindFrag, keyFrag, strFrag } = interner;
+    const handed = this.submit({
+      meta,
+      newKinds: kindFrag.slice(this.sentKinds),
+      newKeys: keyFrag.slice(this.sentKeys),
+      newStrs: strFrag.slice(this.sentStrs),
+      count: buf.count,
+      metaCount,
+      argCount: buf.argCount,
+      columns: pickColumns(buf),
+      // Dense (only string values): a holey array as long as the args would be slow to clone.
+      argObj: buf.argObj,
+    });
+    if (handed) {
+      this.sentKinds = kindFrag.length;
+      this.sentKeys = keyFrag.length;
+      this.sentStrs = strFrag.length;
+    }
+    return handed;
+  }
+
+  private submit(batch: WriterBatch): boolean {
+    if (this.dead !== null) return false;
+    if (this.full && !this.waitUntil(this.posted - MAX_IN_FLIGHT + 1)) return false;
+    this.worker.postMessage(batch, columnBuffers(batch.columns));
+    this.posted++;
+    this.postedEvents += batch.count;
+    Atomics.store(this.progress, POSTED, this.posted);
+    return true;
+  }
+
+  /** Arrays the writer has finished with, ready for the next buffer (never blocks). */
+  reuse(): ColumnArrays | undefined {
+    return receiveMessageOnPort(this.recycled)?.message as ColumnArrays | undefined;
+  }
+
+  /** Blocks until every handed-over batch is written; false if the writer stalled or died. */
+  drain(): boolean {
+    return this.dead === null && this.waitUntil(this.posted);
+  }
+
+  private waitUntil(done: number): boolean {
+    let last = Atomics.load(this.progress, DONE);
+    let since = Date.now();
+    while (last < done) {
+      Atomics.wait(this.progress, DONE, last, 200);
+      const now = Atomics.load(this.progress, DONE);
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      } else if (this.dead !== null || Date.now() - since > STALL_MS) {
+        this.dead ??= `writer thread made no progress for ${STALL_MS} ms`;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  stop(): void {
+    this.recycled.close();
+    void this.worker.terminate();
+  }
+}
+
+/** Writer-side bookkeeping of the progress slots. */
+export function markDone(progress: Int32Array, events: number, failed: boolean): void {
+  if (failed) Atomics.store(progress, FAILED, 1);
+  Atomics.add(progress, DONE_EVENTS, events);
+  Atomics.add(progress, DONE, 1);
+  Atomics.notify(progress, DONE);
+}
