@@ -13,8 +13,10 @@ async function grads(backend: string, conv: Conv, x: tf.Tensor4D, w: tf.Tensor4D
   return tf.tidy(() => tf.grads((a: tf.Tensor, f: tf.Tensor) => conv(a as tf.Tensor4D, f as tf.Tensor4D, stride, pad).square().sum())([x, w]).map((g) => g.arraySync()));
 }
 
+type Shape4 = readonly [number, number, number, number];
+
 /** Both gradients on wasm equal the cpu backend's within 1e-5 of their scale. */
-async function expectSameAsCpu(conv: Conv, xs: readonly number[], fs: readonly number[], stride: number, pad: 'valid' | 'same') {
+async function expectSameAsCpu(conv: Conv, xs: Shape4, fs: Shape4, stride: number, pad: 'valid' | 'same') {
   await tf.setBackend('cpu');
   const x = tf.randomNormal([...xs], 0, 1, 'float32', 1) as tf.Tensor4D;
   const w = tf.randomNormal([...fs], 0, 1, 'float32', 2) as tf.Tensor4D;
