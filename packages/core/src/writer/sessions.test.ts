@@ -59,4 +59,41 @@ describe('tracing in rounds in one process', () => {
       }
     }
   });
+
+  it('starts another writer thread for the next round when the shared one died', () => {
+    const dir = tempDir('dft-rounds-dead-');
+    const program = `
+import { initializeLog, finalize, getTracer, dftFn } from CORE;
+const workers = [];
+process.on('worker', (w) => workers.push(w));
+const ev = dftFn('round').log(function ev(i) { return i; });
+initializeLog({ logFile: process.env.LOG_DIR + '/round0' });
+for (let i = 0; i < 5000; i++) ev(i);
+await new Promise((r) => setImmediate(r));
+await workers[0].terminate(); // the writer dies mid-round
+for (let i = 0; i < 5000; i++) ev(i);
+finalize();
+initializeLog({ logFile: process.env.LOG_DIR + '/round1' });
+for (let i = 0; i < 5000; i++) ev(i);
+const handed = getTracer().batches.handed;
+finalize();
+await new Promise((r) => setImmediate(r));
+console.log(JSON.stringify({ workers: workers.length, handed }));
+`;
+    const r = runModule(dir, program, { DFTRACER_ENABLE: '1', DFTRACER_WRITE_BUFFER_SIZE: '32768', LOG_DIR: dir });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { workers: number; handed: number };
+    expect(out.workers).toBe(2);
+    expect(out.handed).toBeGreaterThan(0);
+    const [round0, round1] = traceFiles(dir).sort().map(readTrace);
+    // Round 0: what the dead writer still held is lost (and counted); the file is closed all the same.
+    expect(traceProblems(round0!)).toEqual([]);
+    expect(round0!.complete.at(-1)!.name).toBe('end');
+    expect(round0!.lines.at(-1)).toBe(']');
+    expect(round0!.complete.filter((e) => e.name === 'ev').length).toBeGreaterThanOrEqual(5000);
+    expect(traceProblems(round1!)).toEqual([]);
+    expect(round1!.complete.filter((e) => e.name === 'ev')).toHaveLength(5000);
+    expect(round1!.lines.at(-1)).toBe(']');
+  });
 });
