@@ -120,7 +120,7 @@ async function main() {
     for (let nl = s.indexOf('\n'); nl >= 0; nl = s.indexOf('\n', start)) {
       const line = s.slice(start, nl);
       start = nl + 1;
-      if (line === '[') continue;
+      if (line === '[' || line === ']') continue; // the array's brackets, first and last lines
       if (line[0] !== '{' || line[line.length - 1] !== '}') bad++;
       else if (validate) {
         try {
