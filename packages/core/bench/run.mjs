@@ -64,7 +64,7 @@ function core() {
   const refs = [
     ['two performance.now() calls (the clock floor of a timed call)', f(clockNs), '72 ns where the targets were set'],
     ['main thread per traced call, above the clock floor', f(mainAboveClock), 'target 150 − 72 = 78 ns there'],
-    ['the same, traced, untraced and clock bursts alternating in one process', f(r.tracedPaired.aboveFloorNs), `floor ${f(r.tracedPaired.floorNs)} ns there`],
+    ['the same, traced, untraced and clock bursts alternating in one process', f(r.tracedPaired.aboveFloorNs), `floor ${f(r.tracedPaired.floorNs)} ns alongside (72 where the targets were set)`],
     ['eager JS writer (template + gzip L1 + write), total CPU per POSIX read event', f(r.eagerPosix.cpuPerCall), `661 ns there for a 133-byte line; ${f(r.eagerPosix.bytesPerEvent, 2)} B/event`],
     ['eager JS writer, the next 1 M events (warmed up)', f(r.eagerWarm.cpuPerCall), ''],
     ['ours ÷ eager, total CPU per POSIX read event, first 1 M / next 1 M', `${f(r.posix.cpuPerCall / r.eagerPosix.cpuPerCall, 2)}× / ${f(r.posixWarm.cpuPerCall / r.eagerWarm.cpuPerCall, 2)}×`, 'target 500 ÷ 661 = 0.76×'],
