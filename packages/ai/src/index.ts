@@ -3,6 +3,7 @@ export type { AI, AICompute, AIData, AIDataLoader, AIComm, AIDevice, AICheckpoin
 export type { AITracer, AITracerOptions, AIRegionOptions, AIIterOptions } from './ai-tracer.js';
 export { loadTf } from './tfjs-load.js';
 export type { LoadedTf, LoadTfOptions, Tf, TfPackage } from './tfjs-load.js';
+export { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm-conv-grad.js';
 export { useTf, computeHooks, transferHooks, isAsyncBackend } from './tfjs-hooks.js';
 export type { UseTfOptions } from './tfjs-hooks.js';
 export { tfjsAutoTrace, traceDataset } from './tfjs-autotrace.js';

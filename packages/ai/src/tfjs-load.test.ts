@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { finalize, getTime, initializeLog } from '@dftracer/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ai, isAsyncBackend, loadTf } from './index.js';
+import { ai, isAsyncBackend, loadTf, WASM_TRAINING_KERNELS } from './index.js';
 import { readTrace, tempDir, within, type Trace } from '@dftracer/testing';
 
 let file = '';
@@ -26,9 +26,12 @@ describe('loadTf', () => {
     expect(r.skipped.map((s) => s.package)).toEqual(['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']);
     for (const s of r.skipped) expect(s.reason.length).toBeGreaterThan(0);
     expect(isAsyncBackend(r.tf)).toBe(false);
+    expect(r.addedKernels).toEqual([...WASM_TRAINING_KERNELS]);
+    expect((await loadTf()).addedKernels).toEqual([]); // already there
     checks.push((t) => {
       const cm = t.meta.filter((m) => m.name === 'CM' && m.args.name === 'tfjs').map((m) => JSON.parse(m.args.value));
-      expect(cm[0]).toMatchObject({ package: '@tensorflow/tfjs', backend: 'wasm', device: 'wasm', version: '4.22.0' });
+      expect(cm[0]).toMatchObject({ package: '@tensorflow/tfjs', backend: 'wasm', device: 'wasm', version: '4.22.0', added_kernels: [...WASM_TRAINING_KERNELS] });
+      expect(cm[1]).toMatchObject({ backend: 'wasm', added_kernels: [] });
     });
   });
 

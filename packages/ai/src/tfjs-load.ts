@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getTracer } from '@dftracer/core';
 import { useTf, type UseTfOptions } from './tfjs-hooks.js';
+import { registerWasmConvGrad } from './wasm-conv-grad.js';
 
 /** The TensorFlow.js namespace (types from `@tensorflow/tfjs`; tfjs-node re-exports the same API). */
 export type Tf = typeof import('@tensorflow/tfjs');
@@ -20,6 +21,8 @@ export interface LoadedTf {
   readonly device: 'cuda' | 'cpu' | 'wasm';
   /** Each candidate passed over on the way, with the reason. */
   readonly skipped: readonly { readonly package: string; readonly reason: string }[];
+  /** Kernels `loadTf` added to the backend so it can train (wasm: see `registerWasmConvGrad`); empty if none. */
+  readonly addedKernels: readonly string[];
 }
 
 export interface LoadTfOptions extends UseTfOptions {
@@ -30,6 +33,11 @@ export interface LoadTfOptions extends UseTfOptions {
   prefer?: readonly ('tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'cpu')[];
   /** Resolve packages from here (default: this package, then the working directory). */
   from?: string;
+  /**
+   * When wasm is chosen, add the kernels it lacks to train conv nets (`registerWasmConvGrad`);
+   * default `true`. `false` leaves the backend as tfjs ships it.
+   */
+  wasmTraining?: boolean;
 }
 
 const DEFAULT_ORDER = ['tfjs-node-gpu', 'tfjs-node', 'wasm', 'cpu'] as const;
@@ -63,8 +71,9 @@ function reasonOf(e: unknown): string {
 /**
  * Loads the best TensorFlow.js present: `@tensorflow/tfjs-node-gpu` (CUDA), then
  * `@tensorflow/tfjs-node`, then `@tensorflow/tfjs` on the wasm backend
- * (`@tensorflow/tfjs-backend-wasm`), then its cpu backend. Reports what it got in a `CM` record
- * (`tfjs`) and at INFO, and hands the namespace to the compute tracers (`useTf`).
+ * (`@tensorflow/tfjs-backend-wasm`, given the kernels it lacks to train conv nets unless
+ * `wasmTraining: false`), then its cpu backend. Reports what it got in a `CM` record (`tfjs`) and
+ * at INFO, and hands the namespace to the compute tracers (`useTf`).
  */
 export async function loadTf(options: LoadTfOptions = {}): Promise<LoadedTf> {
   const order = options.prefer ?? DEFAULT_ORDER;
@@ -73,7 +82,7 @@ export async function loadTf(options: LoadTfOptions = {}): Promise<LoadedTf> {
   const skipped: { package: string; reason: string }[] = [];
   for (const choice of order) {
     try {
-      const got = await tryCandidate(choice, options.from);
+      const got = await tryCandidate(choice, options.from, options.wasmTraining !== false);
       if (got === null) continue;
       const result: LoadedTf = { ...got, skipped };
       report(result);
@@ -93,7 +102,7 @@ function packageOf(choice: string): TfPackage {
   throw new TypeError(`loadTf: unknown candidate ${JSON.stringify(choice)}; expected 'tfjs-node-gpu', 'tfjs-node', 'wasm' or 'cpu'`);
 }
 
-async function tryCandidate(choice: string, from: string | undefined): Promise<Omit<LoadedTf, 'skipped'> | null> {
+async function tryCandidate(choice: string, from: string | undefined, wasmTraining: boolean): Promise<Omit<LoadedTf, 'skipped'> | null> {
   const pkg = packageOf(choice);
   if (choice === 'tfjs-node-gpu' || choice === 'tfjs-node') {
     checkBinding(pkg, from);
@@ -104,7 +113,7 @@ async function tryCandidate(choice: string, from: string | undefined): Promise<O
     // tfjs-node-gpu falls back to the CPU silently when CUDA libraries are missing.
     const gpu = (tf.backend() as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
     if (choice === 'tfjs-node-gpu' && !gpu) throw new Error('loaded, but libtensorflow found no CUDA device (missing CUDA/cuDNN libraries or no GPU)');
-    return { tf, package: pkg, backend, device: gpu ? 'cuda' : 'cpu' };
+    return { tf, package: pkg, backend, device: gpu ? 'cuda' : 'cpu', addedKernels: [] };
   }
   const tf = load(pkg, from).mod as Tf;
   if (choice === 'wasm') {
@@ -112,11 +121,21 @@ async function tryCandidate(choice: string, from: string | undefined): Promise<O
     (mod as { setWasmPaths(p: string): void }).setWasmPaths(dirname(resolved) + '/');
     if (!(await tf.setBackend('wasm'))) throw new Error('the wasm backend failed to initialize');
     await tf.ready();
-    return { tf, package: pkg, backend: 'wasm', device: 'wasm' };
+    return { tf, package: pkg, backend: 'wasm', device: 'wasm', addedKernels: wasmTraining ? trainable(tf) : [] };
   }
   if (!(await tf.setBackend('cpu'))) throw new Error('the cpu backend failed to initialize');
   await tf.ready();
-  return { tf, package: pkg, backend: 'cpu', device: 'cpu' };
+  return { tf, package: pkg, backend: 'cpu', device: 'cpu', addedKernels: [] };
+}
+
+/** Adds wasm's missing training kernels; a failure costs only training, so it is a warning. */
+function trainable(tf: Tf): string[] {
+  try {
+    return registerWasmConvGrad(tf);
+  } catch (e) {
+    getTracer()?.log('WARN', `loadTf: could not add the wasm training kernels: ${reasonOf(e)}`);
+    return [];
+  }
 }
 
 /**
@@ -144,6 +163,7 @@ function report(r: LoadedTf): void {
   const t = getTracer();
   if (t === null) return;
   const version = (r.tf.version as Record<string, string> | undefined)?.['tfjs-core'] ?? '';
-  t.metadata('tfjs', { package: r.package, backend: r.backend, device: r.device, version, skipped: r.skipped });
-  t.log('INFO', `tfjs: ${r.package} ${version}, backend ${r.backend}, device ${r.device}${r.skipped.length > 0 ? ` (skipped ${r.skipped.map((s) => `${s.package}: ${s.reason}`).join('; ')})` : ''}`);
+  t.metadata('tfjs', { package: r.package, backend: r.backend, device: r.device, version, skipped: r.skipped, added_kernels: r.addedKernels });
+  const added = r.addedKernels.length > 0 ? `, added kernels ${r.addedKernels.join(', ')}` : '';
+  t.log('INFO', `tfjs: ${r.package} ${version}, backend ${r.backend}, device ${r.device}${added}${r.skipped.length > 0 ? ` (skipped ${r.skipped.map((s) => `${s.package}: ${s.reason}`).join('; ')})` : ''}`);
 }

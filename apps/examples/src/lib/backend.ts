@@ -1,11 +1,11 @@
 /**
  * The TensorFlow.js backend of the examples. The ones built on @dftracer/ai use its `loadTf()` and
  * `readyForTraining()` below; the dynamo and profiler examples use `pickBackend()`, the same order
- * (CUDA, native, WebAssembly, plain JavaScript) without needing @dftracer/ai installed.
+ * (CUDA, native, WebAssembly, plain JavaScript) set by hand, as a program that does not use
+ * `loadTf` would, with @dftracer/ai's `registerWasmConvGrad` so conv nets train on wasm.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { LoadedTf } from '@dftracer/ai';
-import { registerWasmConvGrad } from './wasm-conv-grad.js';
+import { registerWasmConvGrad, type LoadedTf } from '@dftracer/ai';
 
 export interface BackendChoice {
   /** tfjs backend name: tensorflow, wasm or cpu. */
@@ -42,7 +42,7 @@ export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND
   for (const [name, load, description] of candidates) {
     if (prefer && prefer !== name) continue;
     if (!(await load())) continue;
-    if (name === 'wasm') registerWasmConvGrad();
+    if (name === 'wasm') registerWasmConvGrad(tf);
     if (await tf.setBackend(name).catch(() => false)) {
       await tf.ready();
       return { name, description };
@@ -52,12 +52,12 @@ export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND
 }
 
 /**
- * After `loadTf()` from @dftracer/ai: makes the chosen backend able to train conv nets (wasm gets
- * its missing kernel) and says in a line what was chosen and what was passed over.
+ * After `loadTf()` from @dftracer/ai (which already gave wasm the kernels it lacks to train conv
+ * nets): says in a line what was chosen, what was passed over and which kernels were added.
  */
 export function readyForTraining(loaded: LoadedTf): string {
-  if (loaded.backend === 'wasm') registerWasmConvGrad();
   const what = loaded.device === 'cuda' ? DESCRIBE['tfjs-node-gpu'] : loaded.backend === 'tensorflow' ? DESCRIBE['tfjs-node'] : loaded.backend === 'wasm' ? DESCRIBE.wasm : DESCRIBE.cpu;
   const skipped = loaded.skipped.map((s) => `${s.package.replace('@tensorflow/', '')}: ${s.reason}`).join('; ');
-  return `${loaded.backend}: ${what}${skipped ? ` (passed over ${skipped})` : ''}`;
+  const added = loaded.addedKernels.length > 0 ? `, added ${loaded.addedKernels.join(', ')}` : '';
+  return `${loaded.backend}: ${what}${added}${skipped ? ` (passed over ${skipped})` : ''}`;
 }
