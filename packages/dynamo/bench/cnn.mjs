@@ -83,7 +83,7 @@ for (const [name, c] of Object.entries(cases)) {
   const t = { plain: [], dynamo: [], hooked: [], profile: [] };
   for (let r = 0; r < ROUNDS; r++) {
     // Traced windows: a tracer per round, its writer thread and dynamo's hooks warmed up by compiled
-    // calls off the clock. Then, after finalize (hooks out, writer stopped), the untraced and
+    // calls off the clock. Then, after finalize (hooks out, trace closed), the untraced and
     // tf.profile windows of the same round.
     initializeLog({ enable: true, logFile: join(dir, `cnn${traceNo++}`), dataDir: join(dir, 'none') });
     for (let i = 0; i < Math.min(c.iters, 20); i++) c.dynamo();

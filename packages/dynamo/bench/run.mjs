@@ -6,23 +6,11 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const backends = (process.env.BENCH_BACKENDS ?? 'wasm,cpu').split(',');
 
-/**
- * Node 20 sometimes aborts in V8 (an assertion in NodePlatform::ForIsolate) when a worker thread
- * (the tracer's writer) is terminated while V8 compiles concurrently; the bench starts and stops a
- * tracer every round, so a case that dies that way before printing is run again.
- */
-function runCase(b, attempt = 1) {
+/** One backend's case in its own process; a case that fails or dies (even after printing) fails the bench. */
+function runCase(b) {
   const p = spawnSync(process.execPath, [`${here}cnn.mjs`, b], { encoding: 'utf8', env: { ...process.env, DFTRACER_ENABLE: '1' } });
-  const last = p.stdout.trim().split('\n').pop() ?? '';
-  if (last.startsWith('{')) {
-    if (p.status !== 0) console.error(`note: the ${b} process exited with ${p.status ?? p.signal} after printing its results`);
-    return JSON.parse(last);
-  }
-  if (attempt < 3 && /Assertion failed/.test(p.stderr)) {
-    console.error(`note: the ${b} process aborted in V8 (attempt ${attempt}); running it again`);
-    return runCase(b, attempt + 1);
-  }
-  throw new Error(`bench on ${b} failed:\n${p.stderr}`);
+  if (p.status !== 0) throw new Error(`bench on ${b} exited with ${p.status ?? p.signal}:\n${p.stderr}`);
+  return JSON.parse(p.stdout.trim().split('\n').pop() ?? '');
 }
 
 const results = backends.map((b) => runCase(b));

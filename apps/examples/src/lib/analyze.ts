@@ -64,7 +64,7 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   console.log(`\nfrom the repository root:`);
   console.log(`  npx -y pnpm@9 dftracer validate ${file}`);
   console.log(`  npx -y pnpm@9 dftracer summary ${file}`);
-  console.log(`  npx -y pnpm@9 dftracer report ${file} -o report.html`);
+  console.log(`  npx -y pnpm@9 dftracer report ${file} -o ${join(dirname(file), 'report.html')} --force`);
   console.log(`  or open the trace in https://ui.perfetto.dev`);
   return { summary: s, problems: v.problems, report };
 }

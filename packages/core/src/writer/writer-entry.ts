@@ -1,49 +1,75 @@
-/** The writer thread: formats, compresses and appends the batches the main thread hands over. */
-import { parentPort, workerData } from 'node:worker_threads';
+/**
+ * The writer thread: formats, compresses and appends the batches the main thread hands over. It
+ * lives as long as the process and serves one session (initializeLog … finalize) at a time.
+ */
+import { parentPort } from 'node:worker_threads';
 import { columnBuffers, type EventColumns } from '../recording/columns.js';
 import { writeDiagnostic } from './diagnostics.js';
 import type { FormatContext } from '../format/format-events.js';
 import { BatchEncoder } from '../gzip/index.js';
 import { TraceFile } from './trace-file.js';
-import { detachEarly, markDone, type WriterBatch, type WriterInit } from './writer-thread.js';
+import { detachEarly, markDone, type WriterBatch, type WriterInit, type WriterMessage } from './writer-thread.js';
 
-detachEarly();
-const init = workerData as WriterInit;
-const warned = new Set<string>();
-const file = TraceFile.join(init.shared);
-const progress = new Int32Array(init.progress);
-const kindFrag: string[] = [];
-const keyFrag: string[] = [];
-const strFrag: string[] = [];
-const ctx: FormatContext = {
-  kindFrag,
-  keyFrag,
-  strFrag,
-  incMetadata: init.incMetadata,
-  argsHead: init.argsHead,
-  onTruncated: (n) => warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
-};
+/** What the writer holds for one session: its file, its progress slots, the interned fragments. */
+class Session {
+  private readonly warned = new Set<string>();
+  private readonly file: TraceFile;
+  private readonly progress: Int32Array;
+  private readonly kindFrag: string[] = [];
+  private readonly keyFrag: string[] = [];
+  private readonly strFrag: string[] = [];
+  private readonly encoder: BatchEncoder;
 
-/** A warning once per process, as ThreadTracer.warnOnce gives it (written to fd 2 directly: the main thread may be blocked or exiting). */
-function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  if (!file.claimOnce(key) || !init.warn) return;
-  writeDiagnostic(`dftracer: WARN: ${message}\n`);
+  constructor(private readonly init: WriterInit) {
+    this.file = TraceFile.join(init.shared);
+    this.progress = new Int32Array(init.progress);
+    const ctx: FormatContext = {
+      kindFrag: this.kindFrag,
+      keyFrag: this.keyFrag,
+      strFrag: this.strFrag,
+      incMetadata: init.incMetadata,
+      argsHead: init.argsHead,
+      onTruncated: (n) => this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
+    };
+    this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m));
+  }
+
+  /** A warning once per process, as ThreadTracer.warnOnce gives it (written to fd 2 directly: the main thread may be blocked or exiting). */
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    if (!this.file.claimOnce(key) || !this.init.warn) return;
+    writeDiagnostic(`dftracer: WARN: ${message}\n`);
+  }
+
+  write(b: WriterBatch): void {
+    for (const k of b.newKinds) this.kindFrag.push(k);
+    for (const k of b.newKeys) this.keyFrag.push(k);
+    for (const k of b.newStrs) this.strFrag.push(k);
+    let ok = false;
+    try {
+      const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
+      ok = this.file.write(this.encoder.encode(b.meta, cols), b.count + b.metaCount);
+    } finally {
+      markDone(this.progress, ok ? b.count : 0, this.file.failed !== null);
+    }
+    this.init.recycle.postMessage(b.columns, columnBuffers(b.columns));
+  }
+
+  close(): void {
+    this.init.recycle.close();
+  }
 }
 
-const encoder = new BatchEncoder(ctx, init.shared.encoding, file.encoderStats, (m) => warnOnce('encoder', m));
+detachEarly();
+let session: Session | null = null;
 
-parentPort!.on('message', (b: WriterBatch) => {
-  for (const k of b.newKinds) kindFrag.push(k);
-  for (const k of b.newKeys) keyFrag.push(k);
-  for (const k of b.newStrs) strFrag.push(k);
-  let ok = false;
-  try {
-    const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-    ok = file.write(encoder.encode(b.meta, cols), b.count + b.metaCount);
-  } finally {
-    markDone(progress, ok ? b.count : 0, file.failed !== null);
-  }
-  init.recycle.postMessage(b.columns, columnBuffers(b.columns));
+parentPort!.on('message', (m: WriterMessage) => {
+  if ('open' in m) {
+    session?.close();
+    session = new Session(m.open);
+  } else if ('close' in m) {
+    session?.close();
+    session = null;
+  } else session?.write(m);
 });

@@ -78,8 +78,43 @@ export function detachEarly(): void {
   }
 }
 
+/** Messages to the writer thread: a session opens, its batches, it closes. */
+export type WriterMessage = { readonly open: WriterInit } | { readonly close: true } | WriterBatch;
+
+/** The process's writer thread, shared by its tracing sessions; `dead` once it cannot write. */
+interface ThreadHandle {
+  readonly worker: Worker;
+  dead: string | null;
+}
+
+/**
+ * One writer thread serves every session (initializeLog … finalize) of the process, and it is
+ * never terminated: Node 20 aborts the process (NodePlatform::ForIsolate assertion) when a
+ * worker's isolate is torn down while a concurrent compile job of that isolate is still running
+ * and starts incremental marking. A writer that just formatted batches has such jobs in flight,
+ * so stopping a writer per session crashed programs that trace in rounds. The idle thread is
+ * unref()ed: it never keeps the process alive, and Node stops it at exit.
+ */
+let thread: ThreadHandle | null = null;
+
+function processThread(entry: string): ThreadHandle {
+  if (thread !== null && thread.dead === null) return thread;
+  // execArgv: [] so a `--import @dftracer/core/register` parent does not trace its own writer.
+  const worker = new Worker(entry, { execArgv: [], stdout: false, stderr: false });
+  worker.unref();
+  const t: ThreadHandle = { worker, dead: null };
+  worker.on('error', (e) => {
+    t.dead = `writer thread failed: ${e.message}`;
+  });
+  worker.on('exit', () => {
+    t.dead ??= 'the writer thread exited';
+  });
+  thread = t;
+  return t;
+}
+
+/** One session's use of the process's writer thread: its file, progress slots and recycled arrays. */
 export class WriterThread {
-  private readonly worker: Worker;
   private readonly progress: Int32Array;
   private readonly recycled: MessagePort;
   private posted = 0;
@@ -88,27 +123,32 @@ export class WriterThread {
   private sentKinds = 0;
   private sentKeys = 0;
   private sentStrs = 0;
-  dead: string | null = null;
+  private stalled: string | null = null;
+  private open = true;
 
-  private constructor(entry: string, init: Omit<WriterInit, 'recycle'>) {
+  private constructor(
+    private readonly thread: ThreadHandle,
+    init: Omit<WriterInit, 'recycle'>,
+  ) {
     this.progress = new Int32Array(init.progress);
     const { port1, port2 } = new MessageChannel();
     this.recycled = port2;
-    // execArgv: [] so a `--import @dftracer/core/register` parent does not trace its own writer.
-    this.worker = new Worker(entry, { workerData: { ...init, recycle: port1 }, transferList: [port1], execArgv: [], stdout: false, stderr: false });
-    this.worker.unref();
-    this.worker.on('error', (e) => {
-      this.dead = `writer thread failed: ${e.message}`;
-    });
+    const open: WriterMessage = { open: { ...init, recycle: port1 } };
+    thread.worker.postMessage(open, [port1]);
   }
 
-  /** Starts a writer thread, or returns null when the writer entry is unavailable (run from source). */
+  /** Opens a session on the writer thread, or returns null when the writer entry is unavailable (run from source). */
   static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
     if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
-    return new WriterThread(entry, { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
+    return new WriterThread(processThread(entry), { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
+  }
+
+  /** Why the writer can no longer take this session's batches, or null while it can. */
+  get dead(): string | null {
+    return this.stalled ?? this.thread.dead;
   }
 
   get failed(): boolean {
@@ -154,7 +194,7 @@ export class WriterThread {
   private submit(batch: WriterBatch): boolean {
     if (this.dead !== null) return false;
     if (this.full && !this.waitUntil(this.posted - MAX_IN_FLIGHT + 1)) return false;
-    this.worker.postMessage(batch, columnBuffers(batch.columns));
+    this.thread.worker.postMessage(batch, columnBuffers(batch.columns));
     this.posted++;
     this.postedEvents += batch.count;
     Atomics.store(this.progress, POSTED, this.posted);
@@ -180,17 +220,33 @@ export class WriterThread {
       if (now !== last) {
         last = now;
         since = Date.now();
-      } else if (this.dead !== null || Date.now() - since > STALL_MS) {
-        this.dead ??= `writer thread made no progress for ${STALL_MS} ms`;
+      } else if (this.dead !== null) {
+        return false;
+      } else if (Date.now() - since > STALL_MS) {
+        this.stalled = `writer thread made no progress for ${STALL_MS} ms`;
         return false;
       }
     }
     return true;
   }
 
+  /**
+   * Ends the session; the thread stays for the next one. A thread that stalled is stopped (it may
+   * be stuck for good) and the next session starts another.
+   */
   stop(): void {
+    if (!this.open) return;
+    this.open = false;
     this.recycled.close();
-    void this.worker.terminate();
+    if (this.thread.dead === null && this.stalled === null) {
+      const close: WriterMessage = { close: true };
+      this.thread.worker.postMessage(close);
+      return;
+    }
+    if (this.thread.dead === null) {
+      this.thread.dead = this.stalled;
+      void this.thread.worker.terminate();
+    }
   }
 }
 
