@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * "Install only what you need", proven before anything is published: packs every package the way
- * it would be published (pnpm rewrites workspace:^ ranges), checks each tarball's exports and types
- * with publint and @arethetypeswrong/cli, then installs tarballs into fresh npm projects outside the
- * workspace and runs real programs there:
+ * "Install only what you need", proven before anything is published: packs every public package
+ * the way it would be published (pnpm rewrites workspace:^ ranges; private ones, such as the test
+ * support @dftracer/testing, are skipped and no tarball may need them), checks each tarball's
+ * exports and types with publint and @arethetypeswrong/cli, then installs tarballs into fresh npm
+ * projects outside the workspace and runs real programs there:
  *   1. @dftracer/core alone: `node --import @dftracer/core/register` traces an unmodified program;
  *   2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and no other
  *      integration, no analyzer, DuckDB or tfjs-node comes along;
@@ -92,11 +93,13 @@ function installed(dir) {
   return names;
 }
 
-const packages = readdirSync(join(root, 'packages'))
+const workspace = readdirSync(join(root, 'packages'))
   .map((d) => join(root, 'packages', d))
   .filter((d) => existsSync(join(d, 'package.json')))
-  .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
-  .filter(({ pkg }) => !pkg.private);
+  .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }));
+// Private packages (test support: @dftracer/testing) are never published, so never packed.
+const packages = workspace.filter(({ pkg }) => !pkg.private);
+const unpublished = new Set(workspace.filter(({ pkg }) => pkg.private).map(({ pkg }) => pkg.name));
 const tarball = {};
 
 await step(`pack ${packages.length} packages`, () => {
@@ -109,6 +112,9 @@ await step(`pack ${packages.length} packages`, () => {
     assert(existsSync(file), `no tarball for ${pkg.name}`);
     const manifest = sh('tar', ['-xOzf', file, 'package/package.json']).out;
     assert(!manifest.includes('workspace:'), `${pkg.name}: a workspace: range survived packing`);
+    const m = JSON.parse(manifest);
+    const needed = Object.keys({ ...m.dependencies, ...m.peerDependencies, ...m.optionalDependencies }).filter((d) => unpublished.has(d));
+    assert(needed.length === 0, `${pkg.name} needs unpublished ${needed.join(', ')} at run time`);
     tarball[pkg.name] = file;
   }
   return Object.keys(tarball).join(', ');

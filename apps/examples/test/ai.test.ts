@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childrenOf, descendantsOf, expectValid, named, ofCat, runExample, type TraceEvent } from './harness.js';
+import { childrenOf, descendantsOf, type TraceEvent } from '@dftracer/testing';
+import { expectValid, named, ofCat, runExample } from './harness.js';
 
 const within = (inner: TraceEvent, outer: TraceEvent) => inner.ts! >= outer.ts! && inner.ts! + inner.dur! <= outer.ts! + outer.dur!;
 

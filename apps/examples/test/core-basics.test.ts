@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childrenOf, expectValid, named, ofCat, runExample } from './harness.js';
+import { childrenOf } from '@dftracer/testing';
+import { expectValid, named, ofCat, runExample } from './harness.js';
 
 describe('core-basics (dftFn on functions, methods, regions, iterables)', () => {
   it('writes each kind of event the tour shows', async () => {

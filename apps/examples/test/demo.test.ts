@@ -1,6 +1,7 @@
 import { summarize } from '@dftracer/analyzer';
 import { describe, expect, it } from 'vitest';
-import { childrenOf, descendantsOf, expectValid, named, ofCat, runExample, type Run } from './harness.js';
+import { childrenOf, descendantsOf } from '@dftracer/testing';
+import { expectValid, named, ofCat, runExample, type Run } from './harness.js';
 
 describe('demo', () => {
   let run: Run;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childrenOf, expectValid, named, ofCat, runExample } from './harness.js';
+import { childrenOf } from '@dftracer/testing';
+import { expectValid, named, ofCat, runExample } from './harness.js';
 
 describe('dynamo examples', () => {
   it('dynamo-basic: @dynamo.compile on SimpleModel.forward traces each kernel inside the call', async () => {

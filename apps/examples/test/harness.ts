@@ -4,25 +4,12 @@
  * and reads back every trace it wrote, validated by the analyzer.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { validateFiles } from '@dftracer/analyzer';
+import { readTrace, tempDir, traceFiles, type TraceEvent } from '@dftracer/testing';
 import { afterAll, expect } from 'vitest';
-
-export interface TraceEvent {
-  id: number;
-  name: string;
-  cat: string;
-  pid: number;
-  tid: number;
-  ts?: number;
-  dur?: number;
-  ph: string;
-  args?: Record<string, unknown> & { level?: number; p_idx?: number };
-}
 
 export interface Run {
   stdout: string;
@@ -45,25 +32,9 @@ afterAll(() => {
   if (!process.env.DFTRACER_EXAMPLES_KEEP) for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-export function readTrace(file: string): TraceEvent[] {
-  const raw = readFileSync(file);
-  const text = file.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as TraceEvent);
-}
-
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => /\.pfw(\.gz)?$/.test(f))
-    .map((f) => join(dir, f))
-    .sort();
-}
-
 /** Runs `dist/<name>.js` to completion (or `node <nodeArgs> <script>`), failing on a non-zero exit. */
 export async function runExample(name: string, opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {}): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), `dft-example-${name}-`));
+  const dir = tempDir(`dft-example-${name}-`);
   made.push(dir);
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(dist, `${name}.js`), ...(opts.args ?? [])], {
     cwd: dir,
@@ -76,8 +47,8 @@ export async function runExample(name: string, opts: { env?: Record<string, stri
   const code = await new Promise<number | null>((res) => child.on('close', res));
   if (code !== 0) throw new Error(`${name} exited with ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
   const files = traceFiles(dir);
-  const all = files.length > 0 ? readTrace(files[0]!) : [];
-  return { stdout, stderr, dir, files, events: all.filter((e) => e.ph === 'X'), metadata: all.filter((e) => e.ph === 'M') };
+  const trace = files.length > 0 ? readTrace(files[0]!) : undefined;
+  return { stdout, stderr, dir, files, events: trace?.complete ?? [], metadata: trace?.meta ?? [] };
 }
 
 /** Asserts that `dftracer validate` finds no problem in each file. */
@@ -90,19 +61,3 @@ export async function expectValid(files: string[]): Promise<void> {
 
 export const ofCat = (events: TraceEvent[], cat: string) => events.filter((e) => e.cat === cat);
 export const named = (events: TraceEvent[], name: string) => events.filter((e) => e.name === name);
-
-/** Events whose parent (p_idx) is one of `parents`. */
-export function childrenOf(events: TraceEvent[], parents: TraceEvent[]): TraceEvent[] {
-  const ids = new Set(parents.map((p) => p.id));
-  return events.filter((e) => e.args?.p_idx !== undefined && ids.has(e.args.p_idx));
-}
-
-/** Events with some ancestor among `ancestors` (following p_idx up the tree). */
-export function descendantsOf(events: TraceEvent[], ancestors: TraceEvent[]): TraceEvent[] {
-  const parent = new Map(events.map((e) => [e.id, e.args?.p_idx ?? -1]));
-  const roots = new Set(ancestors.map((a) => a.id));
-  return events.filter((e) => {
-    for (let p = e.args?.p_idx ?? -1, hops = 0; p !== -1 && hops < 64; p = parent.get(p) ?? -1, hops++) if (roots.has(p)) return true;
-    return false;
-  });
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expectValid, named, ofCat, runExample, type TraceEvent } from './harness.js';
+import type { TraceEvent } from '@dftracer/testing';
+import { expectValid, named, ofCat, runExample } from './harness.js';
 
 const PP_ARGS = ['device', 'cpu_memory', 'is_remote', 'device_memory_usage', 'input_size', 'total_cpu_percent', 'total_device_percent'];
 

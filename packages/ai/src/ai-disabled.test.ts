@@ -5,7 +5,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from './trace.test-util.js';
+import { tempDir } from '@dftracer/testing';
 
 const AI_DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const CORE_DIST = fileURLToPath(new URL('../../core/dist/index.js', import.meta.url));

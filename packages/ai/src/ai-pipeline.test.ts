@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { finalize, getTime, initializeLog } from '@dftracer/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ai as globalAi, createAI, type AI } from './index.js';
-import { countBy, multiset, readTrace, tempDir, within, type Ev, type Trace } from './trace.test-util.js';
+import { countBy, multiset, readTrace, tempDir, within, type Trace, type TraceEvent } from '@dftracer/testing';
 
 let file = '';
 let dir = '';
@@ -102,7 +102,7 @@ function program(ai: AI) {
 type Disable = 'all' | 'dataloader' | 'device' | 'compute' | 'comm' | 'checkpoint' | null;
 
 /** Runs one configuration on a fresh tree; its events are those that start inside its window. */
-function scenario(name: string, disable: Disable, epochAsMetadata = false): { result: number; events: (t: Trace) => Ev[]; window: [number, number] } {
+function scenario(name: string, disable: Disable, epochAsMetadata = false): { result: number; events: (t: Trace) => TraceEvent[]; window: [number, number] } {
   const ai = createAI();
   const train = program(ai); // decorated first, disabled after: as in the Python test
   if (disable === 'all') ai.disable();
@@ -110,7 +110,7 @@ function scenario(name: string, disable: Disable, epochAsMetadata = false): { re
   const t0 = getTime();
   const result = train({ dataDir: join(dir, 'data', name), numFiles: 2, niter: 3, epochAsMetadata });
   const t1 = getTime();
-  return { result, events: (t) => within(t, t0, t1), window: [t0, t1] };
+  return { result, events: (t) => within(t.program, t0, t1), window: [t0, t1] };
 }
 
 const PER_STEP = ['dataloader/fetch.iter', 'data/item', 'compute/step', 'data/preprocess.collate', 'device/transfer', 'compute/compute', 'compute/forward', 'compute/backward', 'dataloader/fetch.block'];
@@ -174,7 +174,7 @@ describe('pydftracer AI pipeline (2 files × 3 epochs)', () => {
         [2, 0],
       ]);
       const byId = new Map(evs.map((e) => [e.id, e]));
-      const parent = (e: Ev) => byId.get(e.args.p_idx)?.name;
+      const parent = (e: TraceEvent) => byId.get(e.args.p_idx)?.name;
       for (const e of evs.filter((x) => x.name === 'forward')) expect(parent(e)).toBe('compute');
       for (const e of evs.filter((x) => x.name === 'compute' || x.name === 'transfer' || x.name === 'preprocess.collate')) expect(parent(e)).toBe('step');
       for (const e of evs.filter((x) => x.name === 'step')) expect(parent(e)).toBe('fetch.block');
@@ -228,7 +228,7 @@ describe('the ai taxonomy', () => {
     back();
     const t1 = getTime();
     later((t) => {
-      const evs = within(t, t0, t1);
+      const evs = within(t.program, t0, t1);
       expect(evs.map((e) => [e.cat, e.name, e.args.epoch, e.args.step, e.args.run])).toEqual([
         ['compute', 'forward', 5, 100, 'x'],
         ['data', 'item', 5, 100, 'x'],
@@ -276,9 +276,9 @@ describe('the ai taxonomy', () => {
     for (const _ of ai.dataloader.fetch.iter([1], { includeBlock: false })) inner();
     const t1 = getTime();
     later((t) => {
-      const evs = within(t, t0, t1);
+      const evs = within(t.program, t0, t1);
       const ids = new Map(evs.map((e) => [e.id, e]));
-      const parent = (e: Ev) => ids.get(e.args.p_idx)?.name;
+      const parent = (e: TraceEvent) => ids.get(e.args.p_idx)?.name;
       const fw = evs.find((e) => e.name === 'forward')!;
       expect(fw.args.epoch).toBe(1);
       const loads = evs.filter((e) => e.name === 'item');

@@ -6,7 +6,7 @@ import { finalize, getTracer, initializeLog } from '@dftracer/core';
 import type { io as tfio } from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTf, tfjsAutoTrace, type LoadedTf } from './index.js';
-import { ancestors, readTrace, tempDir, type Trace } from './trace.test-util.js';
+import { ancestry, readTrace, tempDir, type Trace } from '@dftracer/testing';
 
 let dir = '';
 let file = '';
@@ -73,7 +73,7 @@ describe('tfjsAutoTrace', () => {
     finalize();
 
     const t: Trace = readTrace(file);
-    const evs = t.events;
+    const evs = t.program;
     const named = (cat: string, name: string) => evs.filter((e) => e.cat === cat && e.name === name);
     const trains = named('pipeline', 'train');
     expect(trains).toHaveLength(2); // fit and fitDataset; none from the fit after teardown
@@ -104,7 +104,7 @@ describe('tfjsAutoTrace', () => {
     // fitDataset: 2 batches per epoch, each fetched from the dataset (the end of each epoch's iterator is no fetch).
     const fetches = named('dataloader', 'fetch');
     expect(fetches).toHaveLength(4);
-    for (const f of fetches) expect(ancestors(t, f)).toContain('train');
+    for (const f of fetches) expect(ancestry(t.byId, f)).toContain('train');
     expect(steps).toHaveLength(6 + 4 + 1); // fit, fitDataset, trainOnBatch
     const forward = named('compute', 'forward');
     expect(forward).toHaveLength(3); // predict, and after save the model's and the restored model's
@@ -114,9 +114,9 @@ describe('tfjsAutoTrace', () => {
     expect(capture).toHaveLength(1);
     const writes = evs.filter((e) => e.cat === 'POSIX' && e.name === 'write');
     expect(writes.length).toBeGreaterThanOrEqual(2);
-    for (const w of writes) expect(ancestors(t, w)).toContain('capture');
+    for (const w of writes) expect(ancestry(t.byId, w)).toContain('capture');
     const restart = named('checkpoint', 'restart');
     expect(restart).toHaveLength(1);
-    expect(evs.filter((e) => e.cat === 'POSIX' && e.name === 'read').some((r) => ancestors(t, r).includes('restart'))).toBe(true);
+    expect(evs.filter((e) => e.cat === 'POSIX' && e.name === 'read').some((r) => ancestry(t.byId, r).includes('restart'))).toBe(true);
   });
 });

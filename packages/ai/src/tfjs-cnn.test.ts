@@ -7,7 +7,7 @@ import { finalize, initializeLog } from '@dftracer/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ai, loadTf, type LoadedTf } from './index.js';
 import type { Scalar, Tensor } from '@tensorflow/tfjs';
-import { ancestors, readTrace, tempDir, type Ev, type Trace } from './trace.test-util.js';
+import { ancestry, readTrace, tempDir, type Trace, type TraceEvent } from '@dftracer/testing';
 
 const SIDE = 12;
 const IMAGES = 8;
@@ -116,9 +116,9 @@ describe('a small CNN trained on images read from disk through @ai.data.item', (
 
     finalize();
     trace = readTrace(file);
-    const evs = trace.events;
+    const evs = trace.program;
     const named = (n: string) => evs.filter((e) => e.name === n);
-    const parentOf = (e: Ev) => trace.byId.get(e.args.p_idx);
+    const parentOf = (e: TraceEvent) => trace.byId.get(e.args.p_idx);
 
     // Every event sits one level below its parent, and inside its parent's interval.
     for (const e of evs) {
@@ -132,7 +132,7 @@ describe('a small CNN trained on images read from disk through @ai.data.item', (
     const items = named('item');
     expect(items).toHaveLength(EPOCHS * IMAGES);
     for (const item of items) {
-      expect(ancestors(trace, item)).toEqual(['fetch.iter', 'epoch.block', 'train']);
+      expect(ancestry(trace.byId, item)).toEqual(['fetch.iter', 'epoch.block', 'train']);
       const posix = evs.filter((e) => e.cat === 'POSIX' && e.args.p_idx === item.id).map((e) => e.name);
       expect(posix).toContain('open');
       expect(posix).toContain('read');
@@ -151,9 +151,9 @@ describe('a small CNN trained on images read from disk through @ai.data.item', (
       [1, 0],
       [1, 1],
     ]);
-    for (const s of steps) expect(ancestors(trace, s)).toEqual(['fetch.block', 'epoch.block', 'train']);
+    for (const s of steps) expect(ancestry(trace.byId, s)).toEqual(['fetch.block', 'epoch.block', 'train']);
     for (const f of named('forward')) {
-      expect(ancestors(trace, f).slice(0, 2)).toEqual(['backward', 'step']);
+      expect(ancestry(trace.byId, f).slice(0, 2)).toEqual(['backward', 'step']);
       expect(f.args.out_shape).toEqual([BATCH, 2]);
       expect(f.args.out_bytes).toBe(BATCH * 2 * 4);
       expect(typeof f.args.tensors_delta).toBe('number');

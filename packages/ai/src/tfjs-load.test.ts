@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { finalize, getTime, initializeLog } from '@dftracer/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ai, isAsyncBackend, loadTf, WASM_TRAINING_KERNELS } from './index.js';
-import { readTrace, tempDir, within, type Trace } from './trace.test-util.js';
+import { readTrace, tempDir, within, type Trace } from '@dftracer/testing';
 
 let file = '';
 const checks: ((t: Trace) => void)[] = [];
@@ -58,7 +58,7 @@ describe('loadTf', () => {
     const t1 = getTime();
     await loadTf({ prefer: ['wasm'] }); // back to the defaults for later tests
     checks.push((t) => {
-      const evs = within(t, t0, t1);
+      const evs = within(t.program, t0, t1);
       const fw = evs.find((e) => e.name === 'forward')!;
       expect(fw.args).toMatchObject({ out_shape: [64, 64], out_bytes: 64 * 64 * 4, tensors_delta: 1, bytes_delta: 64 * 64 * 4 });
       const bw = evs.find((e) => e.name === 'backward')!;

@@ -6,7 +6,7 @@ import { finalize, initializeLog } from '@dftracer/core';
 import type { Tensor } from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ai, isAsyncBackend, loadTf, type LoadedTf } from './index.js';
-import { readTrace, tempDir } from './trace.test-util.js';
+import { readTrace, tempDir } from '@dftracer/testing';
 
 const file = initializeLog({ enable: true, logFile: join(tempDir(), 'node'), compression: false, disableIo: true }).file!;
 
@@ -61,6 +61,6 @@ describe('tfjs-node and tfjs-node-gpu', () => {
     const cm = t.meta.filter((m) => m.name === 'CM' && m.args.name === 'tfjs').map((m) => JSON.parse(m.args.value));
     const loaded = [gpu.got, cpu.got].filter((g) => g !== undefined);
     expect(cm.map((c) => c.package)).toEqual(loaded.map((g) => g!.package));
-    for (const f of t.events.filter((e) => e.name === 'forward')) expect(f.args.out_shape).toEqual([4, 30, 30, 8]);
+    for (const f of t.program.filter((e) => e.name === 'forward')) expect(f.args.out_shape).toEqual([4, 30, 30, 8]);
   });
 });

@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize } from './summary.js';
-import { readTrace, tempDir } from './testing/fixtures.js';
+import { readTrace } from '@dftracer/testing';
+import { tempDir } from './testing/fixtures.js';
 import { validateFiles } from './validate.js';
 import { mergeTraces } from './merge.js';
 
@@ -93,7 +94,7 @@ describe.skipIf(!existsSync(coreEntry))('traces written by @dftracer/core', () =
     expect(byFile['sample1.bin']!.bytes_read).toBe(2 * 10001);
     expect(byFile['sample2.bin']!.bytes_read).toBe(10002);
     // the same figures from an independent JSON.parse of the trace
-    const x = readTrace(gz).filter((e) => e.ph === 'X');
+    const x = readTrace(gz).events.filter((e) => e.ph === 'X');
     expect(s.events).toBe(x.length);
     const step = s.by_name.find((r) => r.name === 'step')!;
     expect(step.count).toBe(5);

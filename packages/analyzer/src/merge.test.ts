@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeTraces } from './merge.js';
-import { readTrace, tempDir, truncateTail, writeSmallTrace } from './testing/fixtures.js';
+import { readTrace } from '@dftracer/testing';
+import { tempDir, truncateTail, writeSmallTrace } from './testing/fixtures.js';
 import { writeSyntheticTrace } from './testing/synthetic.js';
 import { validateFiles } from './validate.js';
 
@@ -28,8 +29,8 @@ describe('merge', () => {
     expect(v.files[0]!.problems).toEqual([]);
     expect(v.files[0]!.pids).toBe(3);
 
-    const before = inputs.flatMap((f) => readTrace(f));
-    const after = readTrace(out);
+    const before = inputs.flatMap((f) => readTrace(f).events);
+    const after = readTrace(out).events;
     expect(after.length).toBe(before.length);
     expect(after.map(key).sort()).toEqual(before.map(key).sort());
     expect(r.events).toBe(before.filter((e) => e.ph === 'X').length);
@@ -54,6 +55,6 @@ describe('merge', () => {
     // the truncated input has no end event: the merged trace is valid but unfinished
     expect(v.files[0]!.problems).toEqual([]);
     expect(v.files[0]!.warnings[0]).toMatch(/unfinished: no "end" event for pid 78/);
-    expect(new Set(readTrace(out).map((e) => e.pid))).toEqual(new Set([77, 1 << 22, 78]));
+    expect(new Set(readTrace(out).events.map((e) => e.pid))).toEqual(new Set([77, 1 << 22, 78]));
   });
 });

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary, type Summary } from './summary.js';
-import { readTrace, tempDir, writeSmallTrace } from './testing/fixtures.js';
+import { readTrace } from '@dftracer/testing';
+import { tempDir, writeSmallTrace } from './testing/fixtures.js';
 import { writeSyntheticTrace } from './testing/synthetic.js';
 import { TraceWriter } from './testing/trace-writer.js';
 import { READ_CALLS, WRITE_CALLS } from './duck.js';
@@ -62,7 +63,7 @@ describe('summary figures equal values computed independently', () => {
     writeSyntheticTrace({ path: b, events: 8_000, seed: 9, pid: 5151, hostname: 'node02' });
     const s = await summarize([a, b], { threads: 2 });
 
-    const events = [...readTrace(a), ...readTrace(b)];
+    const events = [...readTrace(a).events, ...readTrace(b).events];
     const fh = new Map<string, string>();
     for (const e of events) if (e.ph === 'M' && e.name === 'FH') fh.set(String(e.args!.value), String(e.args!.name));
     const x = events.filter((e) => e.ph === 'X');

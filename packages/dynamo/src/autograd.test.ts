@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend } from './index.js';
 import { convNet, profiledKernels } from './models.test-util.js';
-import { ancestry, startTrace, type TraceEvent } from './trace.test-util.js';
+import { ancestry, type TraceEvent } from '@dftracer/testing';
+import { startTrace } from './trace.test-util.js';
 
 let stop: () => TraceEvent[];
 const checks: ((events: TraceEvent[]) => void)[] = [];

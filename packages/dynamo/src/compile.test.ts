@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend, Dynamo, dynamo, type Graph } from './index.js';
 import { profiledKernels, simpleModel } from './models.test-util.js';
-import { ancestry, startTrace, type TraceEvent } from './trace.test-util.js';
+import { ancestry, type TraceEvent } from '@dftracer/testing';
+import { startTrace } from './trace.test-util.js';
 
 // One tracer for the file (vitest runs each file in its own process); checks run on the trace at the end.
 let stop: () => TraceEvent[];

@@ -3,7 +3,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend } from './index.js';
 import { profiledKernels, simpleModel } from './models.test-util.js';
-import { ancestry, startTrace, type TraceEvent } from './trace.test-util.js';
+import { ancestry, type TraceEvent } from '@dftracer/testing';
+import { startTrace } from './trace.test-util.js';
 
 let stop: () => TraceEvent[];
 

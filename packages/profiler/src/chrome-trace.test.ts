@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { tensorboardTraceHandler } from './chrome-trace.js';
 import { profile } from './profiler.js';
 import { schedule } from './schedule.js';
-import { overlaps, smallCnn, tempDir, tf } from './tfjs.test-util.js';
+import { overlaps, tempDir } from '@dftracer/testing';
+import { smallCnn, tf } from './tfjs.test-util.js';
 
 interface ChromeEvent { name: string; ph: string; cat?: string; pid: number; tid: number; ts?: number; dur?: number; args?: Record<string, unknown> }
 

@@ -5,7 +5,8 @@ import { ProfilerActivity } from './activity.js';
 import { profile } from './profiler.js';
 import type { ProfilerResult } from './result.js';
 import { traceHandler } from './trace-handler.js';
-import { readTrace, tempDir, tf, type TraceEvent } from './tfjs.test-util.js';
+import { readTrace, tempDir, type TraceEvent } from '@dftracer/testing';
+import { tf } from './tfjs.test-util.js';
 
 // No GPU backend runs in Node here; a backend registered under a GPU backend's name ('webgpu'),
 // sharing the cpu backend's instance and kernels, goes through the same engine and registry paths,
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await p.stop();
   cpuOnly = p.result!;
   finalize();
-  trace = readTrace(log.file!);
+  trace = readTrace(log.file!).complete;
 });
 
 describe('kernels of a GPU backend', () => {

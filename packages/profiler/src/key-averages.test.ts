@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { profile } from './profiler.js';
 import type { ProfilerResult } from './result.js';
-import { smallCnn, tempDir, tf } from './tfjs.test-util.js';
+import { tempDir } from '@dftracer/testing';
+import { smallCnn, tf } from './tfjs.test-util.js';
 
 let result: ProfilerResult;
 

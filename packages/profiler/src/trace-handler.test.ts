@@ -8,7 +8,8 @@ import type { ProfilerEvent } from './events.js';
 import { profile } from './profiler.js';
 import { schedule } from './schedule.js';
 import { traceHandler } from './trace-handler.js';
-import { clockUs, overlaps, readTrace, smallCnn, tempDir, tf, type TraceEvent } from './tfjs.test-util.js';
+import { overlaps, readTrace, tempDir, type TraceEvent } from '@dftracer/testing';
+import { clockUs, smallCnn, tf } from './tfjs.test-util.js';
 
 const INT_ARGS = ['device', 'cpu_memory', 'is_remote', 'device_memory_usage', 'input_size'];
 const FLOAT_ARGS = ['total_cpu_percent', 'total_device_percent'];
@@ -70,7 +71,7 @@ beforeAll(async () => {
   activeWindow = { start: stepWindows.get(2)!.start, end: stepWindows.get(3)!.end };
   finalize();
   cnn.dispose();
-  trace = readTrace(log.file!);
+  trace = readTrace(log.file!).complete;
 });
 
 // The scheduled cycle's events (the second cycle, from the program's own handler, is checked apart).

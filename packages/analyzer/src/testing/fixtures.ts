@@ -1,15 +1,15 @@
 /**
- * Test fixtures: a small trace with known contents (and deliberately broken variants of it), and
- * an independent reader (gunzip + JSON.parse per line) to compute expected figures.
+ * Test fixtures: a small trace with known contents (and deliberately broken variants of it). The
+ * tests compute expected figures with @dftracer/testing's readTrace (gunzip + JSON.parse per line),
+ * a reader that shares no code with the analyzer's.
  */
-import { mkdtempSync, readFileSync, rmSync, truncateSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { rmSync, truncateSync, statSync } from 'node:fs';
+import { tempDir as makeTempDir } from '@dftracer/testing';
 import { TraceWriter } from './trace-writer.js';
 
+/** A fresh directory and a function that removes it. */
 export function tempDir(prefix = 'dftracer-test-'): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = makeTempDir(prefix);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -113,27 +113,4 @@ export function writeSmallTrace(path: string, variant: Variant = 'clean', opts: 
 /** Cut a file's last `bytes` bytes (a truncated last gzip member). */
 export function truncateTail(path: string, bytes: number): void {
   truncateSync(path, statSync(path).size - bytes);
-}
-
-export interface ParsedEvent {
-  id: number;
-  name: string;
-  cat: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur: number;
-  ph: string;
-  args?: Record<string, unknown>;
-}
-
-/** Independent reader: every line after `[` through JSON.parse. */
-export function readTrace(path: string): ParsedEvent[] {
-  let buf = readFileSync(path);
-  if (buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf);
-  return buf
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.length > 0 && l !== '[' && l !== ']')
-    .map((l) => JSON.parse(l) as ParsedEvent);
 }

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, readTrace, tempDir, traceFiles, traceProblems, writeModule, type TraceEvent } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceFiles, traceProblems, type TraceEvent } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * child_process and cluster children are processes of their own: they inherit the tracer's

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dftFn, Profile } from './dft-fn.js';
 import type { ArgValue } from '../types.js';
 import { finalize, initializeLog } from './lifecycle.js';
-import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
 
 // One tracer for the file (each vitest file runs in its own process); the trace is read at the end.
 let file = '';

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileS
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CORE_DIST, REGISTER_DIST, cleanEnv, countGzipMembers, readTrace, runModule, tempDir, traceFiles, traceProblems, walkGzipMembers } from '../test-util/trace-reader.test-util.js';
+import { countGzipMembers, readTrace, tempDir, traceFiles, traceProblems, walkGzipMembers } from '@dftracer/testing';
+import { CORE_DIST, REGISTER_DIST, cleanEnv, runModule } from '../test-util/node-process.test-util.js';
 
 const PROGRAM = `
 import { initializeLog, dftFn, finalize, getTime } from CORE;

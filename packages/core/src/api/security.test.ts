@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { dftHash } from '../recording/hash.js';
-import { cleanEnv, readTrace, tempDir, traceFiles, traceProblems, writeModule } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * The trace file is created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW): a symlink planted at its

@@ -3,14 +3,13 @@
  * test task does), configured only by DFTRACER_* variables, their trace files read back.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { dftHash } from '../recording/hash.js';
-import { traceProblems, type Trace, type TraceEvent } from '../test-util/trace-reader.test-util.js';
+import { readTrace, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
 
 const PKG = fileURLToPath(new URL('../..', import.meta.url));
 const REGISTER = join(PKG, 'dist', 'register.js');
@@ -53,14 +52,12 @@ function runApp(source: string, nodeArgs: string[], env: Record<string, string> 
   return { dir, data, outside, trace, posix: trace.complete.filter((e) => e.cat === 'POSIX'), stdout: p.stdout };
 }
 
-/** gunzip, split lines, the first is `[`, every other one is a JSON object. */
+/** The trace read back; its first line is `[` and its last `]` (the run finished). */
 function parse(file: string): Trace {
-  const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  expect(lines[0]).toBe('[');
-  expect(lines[lines.length - 1]).toBe(']');
-  const events = lines.slice(1, -1).map((l) => JSON.parse(l) as TraceEvent);
-  return { lines, events, complete: events.filter((e) => e.ph === 'X'), meta: events.filter((e) => e.ph === 'M') };
+  const t = readTrace(file);
+  expect(t.lines[0]).toBe('[');
+  expect(t.lines[t.lines.length - 1]).toBe(']');
+  return t;
 }
 
 function fileEvents(r: Run, path: string): TraceEvent[] {

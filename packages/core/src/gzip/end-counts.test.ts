@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getTracer } from '../api/access.js';
 import { finalize, initializeLog } from '../api/lifecycle.js';
-import { readTrace, tempDir, traceProblems } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceProblems } from '@dftracer/testing';
 import type { GzipEncoder } from '../types.js';
 import { EventGzip } from './event-gzip.js';
 

@@ -9,7 +9,8 @@ import { EventGzip } from './event-gzip.js';
 import { formatContext, formattedText, pushPosixReads } from '../test-util/format.test-util.js';
 import { GENERATOR, type FuzzGenerator } from '../test-util/fuzz-generator.test-util.js';
 import { FH, rng } from '../test-util/fixtures.test-util.js';
-import { tempDir, writeModule } from '../test-util/trace-reader.test-util.js';
+import { tempDir } from '@dftracer/testing';
+import { writeModule } from '../test-util/node-process.test-util.js';
 import type { ArgValue } from '../types.js';
 
 function setup(incMetadata = true, sources = 1) {

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { GENERATOR, type FuzzGenerator } from '../test-util/fuzz-generator.test-util.js';
-import { cleanEnv, tempDir, traceFiles, writeModule } from '../test-util/trace-reader.test-util.js';
+import { tempDir, traceFiles } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * 10,000 events with random names, categories, arg keys and values, and 1,000 metadata records:

@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, tempDir, traceFiles, writeModule } from '../test-util/trace-reader.test-util.js';
+import { tempDir, traceFiles } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * Memory is bounded by the write buffer: however many events a program records, the tracer holds

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getTracer } from '../api/access.js';
 import { dftFn } from '../api/dft-fn.js';
 import { finalize, initializeLog } from '../api/lifecycle.js';
-import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
 import type { EventShape, Tracer } from '../types.js';
 
 // One tracer for the file (each vitest file runs in its own process); the trace is read at the end.

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_IN_FLIGHT } from './writer-thread.js';
-import { readCrashedTrace, readTrace, runModule, start, tempDir, traceFiles, traceProblems, writeModule, type TraceEvent } from '../test-util/trace-reader.test-util.js';
+import { readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems, type TraceEvent } from '@dftracer/testing';
+import { runModule, start, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * A process killed with SIGKILL runs no handler: what it leaves is whatever reached the file.

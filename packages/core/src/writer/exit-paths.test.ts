@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, readTrace, tempDir, traceFiles, traceProblems, writeModule } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * However a program ends — process.exit, exitCode, an uncaught exception, an unhandled rejection —

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readTrace, runModule, tempDir, traceFiles, traceProblems } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
+import { runModule } from '../test-util/node-process.test-util.js';
 
 /**
  * A program that traces in rounds (initializeLog … finalize, again and again) while V8 optimizes

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, readCrashedTrace, readTrace, start, tempDir, traceFiles, traceProblems, writeModule } from '../test-util/trace-reader.test-util.js';
+import { readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
+import { cleanEnv, start, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * DFTRACER_BIND_SIGNALS=1: on SIGINT/SIGTERM/SIGHUP the trace is flushed and closed, and the

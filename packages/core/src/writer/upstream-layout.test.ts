@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readTrace, runModule, tempDir, traceFiles, traceProblems, type Trace } from '../test-util/trace-reader.test-util.js';
+import { readTrace, tempDir, traceFiles, traceProblems, type Trace } from '@dftracer/testing';
+import { runModule } from '../test-util/node-process.test-util.js';
 
 // Real processes writing real files, read back as DFTracer's own readers would: every record has
 // an id of the file's one sequence, `end.num_events` counts every record before it, `]` closes

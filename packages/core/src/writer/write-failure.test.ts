@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems, writeModule } from '../test-util/trace-reader.test-util.js';
+import { readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
+import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
 
 /**
  * A write error on the trace (disk full, file too large, EIO, a descriptor the program closed)
