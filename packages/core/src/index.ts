@@ -11,6 +11,3 @@ export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './api/config.js';
 export { dftHash } from './recording/hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
-export { subscribeKernels, syncKernels, kernelHubStatus } from './tfjs/kernel-hub.js';
-export type { KernelCall, KernelListener } from './tfjs/kernel-hub.js';
-export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './tfjs/types.js';

@@ -1,4 +1,4 @@
-import type { KernelCall, TensorInfoLike } from '@dftracer/core';
+import type { KernelCall, TensorInfoLike } from '@dftracer/tfjs';
 import { kernelCost, type KernelClass, type NamedMeta } from './flops.js';
 import type { GraphNode, NodeOp } from './graph.js';
 import type { TensorMeta } from './tensors.js';

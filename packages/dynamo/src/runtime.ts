@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { addPlugin, getTracer, subscribeKernels, syncKernels, type Args, type EventShape, type KernelCall, type TensorInfoLike, type TfCoreLike, type Tracer } from '@dftracer/core';
+import { addPlugin, getTracer, type Args, type EventShape, type Tracer } from '@dftracer/core';
+import { subscribeKernels, syncKernels, type KernelCall, type TensorInfoLike, type TfCoreLike } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { kernelHubStatus } from '@dftracer/core';
+import { kernelHubStatus } from '@dftracer/tfjs';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend } from './index.js';

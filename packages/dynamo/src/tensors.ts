@@ -1,4 +1,4 @@
-import type { TensorInfoLike } from '@dftracer/core';
+import type { TensorInfoLike } from '@dftracer/tfjs';
 
 /** A tensor's type as the graph and the events show it: `float32[1,32,32,3]`. */
 export interface TensorMeta {

@@ -1,4 +1,5 @@
-import { getTracer, subscribeKernels, type KernelCall, type TfCoreLike } from '@dftracer/core';
+import { getTracer } from '@dftracer/core';
+import { subscribeKernels, type KernelCall, type TfCoreLike } from '@dftracer/tfjs';
 import { activitySet, DeviceType, type ProfilerActivity } from './activity.js';
 import { nowUs } from './clock.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { getTracer } from '../api/access.js';
+import { getTracer } from '@dftracer/core';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**

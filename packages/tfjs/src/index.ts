@@ -1,0 +1,3 @@
+export { subscribeKernels, syncKernels, kernelHubStatus } from './kernels/kernel-hub.js';
+export type { KernelCall, KernelListener } from './kernels/kernel-hub.js';
+export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './kernels/types.js';
