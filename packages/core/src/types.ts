@@ -97,6 +97,16 @@ export interface Tracer {
   /** Writes a complete event measured by the caller, as a child of the current context. */
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void;
   /**
+   * Fixes an event's id and place under the current context now, for an event whose fields arrive
+   * later (a GPU kernel's device time): write it with `exit(span, …)` whenever they do. The span
+   * never becomes the current context.
+   */
+  reserve(start?: number): Span;
+  /** A track of its own (a tid named by a `thread_name` record), such as a GPU queue; one tid per name. */
+  track(name: string): number;
+  /** Writes a complete event at the top of a track from `track()` (level 1, no parent). */
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void;
+  /**
    * Interns an event's name, category and arg keys (at most 4, distinct) once, for a call site that emits
    * many events of that shape with `emitShaped`: no args object per event, no key lookups.
    */

@@ -54,6 +54,8 @@ const FIRST_BATCH = 256;
 const SHAPE_SLOTS = 2 + MAX_SHAPE_KEYS;
 /** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
 const BYTES_PER_EVENT = 192;
+/** Named tracks (Tracer.track) take tids from here up within a thread's block of 10000. */
+const TRACK_BASE = 9000;
 
 /**
  * The tracer of one thread. All threads of a process write into the same TraceFile; each has its
@@ -108,6 +110,7 @@ export class ThreadTracer implements Tracer {
   private readonly freeLanes: number[] = [];
   private nextLane = 1;
   private readonly namedTids = new Set<number>();
+  private readonly tracks = new Map<string, number>();
 
   constructor(
     readonly config: DFTracerConfig,
@@ -317,6 +320,35 @@ export class ThreadTracer implements Tracer {
       dur = isCleanTime(dur) ? dur : this.badTime('emit', 'dur', dur, 0);
     }
     this.emitKind(this.interner.kind(name, cat), ts, dur, args);
+  }
+
+  reserve(start?: number): SpanState {
+    let s = start ?? nowUs();
+    if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
+    this.resolveParent();
+    // depth 0: not on the sync stack, so exit() writes it without touching the current context.
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true };
+  }
+
+  track(name: string): number {
+    if (typeof name !== 'string' || name === '') throw new TypeError(`track: name must be a non-empty string; got ${safeJson(name)}`);
+    let tid = this.tracks.get(name);
+    if (tid === undefined) {
+      // Above the lanes' range (tid*10000 + lane), below the next thread's.
+      const n = TRACK_BASE + this.tracks.size;
+      tid = this.config.disableTids ? n : this.identity.tid * 10000 + n;
+      this.tracks.set(name, tid);
+      this.nameTid(tid, name);
+    }
+    return tid;
+  }
+
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    if (!(isCleanTime(ts) && isCleanTime(dur))) {
+      ts = isCleanTime(ts) ? ts : this.badTime('emitOn', 'ts', ts, nowUs());
+      dur = isCleanTime(dur) ? dur : this.badTime('emitOn', 'dur', dur, 0);
+    }
+    this.record(this.interner.kind(name, cat), this.nextId(), track, ts, dur, 1, -1, args);
   }
 
   emitKind(kind: number, ts: number, dur: number, args?: Args): void {

@@ -123,6 +123,30 @@ export class RecordingTracer implements Tracer {
     this.events.push({ id: this.nextId++, name, cat, ts, dur, level: p.level + 1, parentId: p.id, lane: 0, args: { ...(args ?? {}) } });
   }
 
+  reserve(start?: number): Span {
+    this.tick();
+    const p = this.parent();
+    const span: RecSpan = { id: this.nextId++, level: p.level + 1, parentId: p.id, start: start ?? nowUs(), async: false, lane: 0, open: true };
+    return span;
+  }
+
+  /** Named tracks: lane numbers from 9000 up, one per name. */
+  private readonly trackLanes = new Map<string, number>();
+
+  track(name: string): number {
+    let lane = this.trackLanes.get(name);
+    if (lane === undefined) {
+      lane = 9000 + this.trackLanes.size;
+      this.trackLanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    this.tick();
+    this.events.push({ id: this.nextId++, name, cat, ts, dur, level: 1, parentId: -1, lane: track, args: { ...(args ?? {}) } });
+  }
+
   private readonly shapes: { name: string; cat: string; keys: readonly string[] }[] = [];
 
   shape(name: string, cat: string, keys: readonly string[]): EventShape {
