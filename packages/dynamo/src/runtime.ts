@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { addPlugin, getTracer, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { subscribeKernels, syncKernels, type KernelCall, type TensorInfoLike, type TfCoreLike } from '@dftracer/tfjs';
+import { addPlugin, getTracer, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
+import { backendFacts, decideDeviceTime, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -15,12 +15,15 @@ export interface Frame {
   capture: GraphCapture | null;
   /** The hub was subscribed for this call only (no tracer: capture alone). */
   readonly temporary: boolean;
+  /** Device timing of this call's kernels (null without a tracer). */
+  readonly timing: DeviceTiming | null;
 }
 
 /** What a compiled function remembers between calls: its guards and the graphs seen for each. */
 export interface CompiledState {
   readonly name: string;
   readonly backend: DynamoBackend;
+  readonly deviceTime: DeviceTimeMode;
   /** Placeholder names for the call's tensor arguments, by position. */
   readonly argNames: readonly string[];
   readonly guards: Map<string, { readonly fingerprints: Set<string>; dynamic: boolean }>;
@@ -62,6 +65,9 @@ class Runtime {
   /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
   private tape: unknown = null;
   private tapeBackend: DynamoBackend | null = null;
+  private tapeTiming: DeviceTiming | null = null;
+  /** Device timing per requested mode, for the hooked tracer's lifetime (or until the tfjs backend changes). */
+  private readonly timings = new Map<DeviceTimeMode, DeviceTiming>();
   private unpatchReads: (() => void) | null = null;
   private readonly layerRestorers: (() => void)[] = [];
   private wrappedModels = new WeakSet<object>();
@@ -82,6 +88,8 @@ class Runtime {
     this.unpatchReads = null;
     this.tape = null;
     this.tapeBackend = null;
+    this.tapeTiming = null;
+    this.releaseTimings();
     for (const restore of this.layerRestorers.splice(0)) restore();
     this.wrappedModels = new WeakSet();
   }
@@ -149,13 +157,39 @@ class Runtime {
     return s;
   }
 
+  private releaseTimings(): void {
+    for (const t of this.timings.values()) t.release();
+    this.timings.clear();
+  }
+
+  /** Throws where the active tfjs backend cannot honour `mode` (compile time). */
+  checkDeviceTime(mode: DeviceTimeMode, where: string): void {
+    if (mode === 'timestamp' || mode === 'sync') decideDeviceTime(mode, backendFacts(tf as unknown as TfForDeviceTime), where);
+  }
+
+  private timingFor(mode: DeviceTimeMode): DeviceTiming {
+    let t = this.timings.get(mode);
+    if (t === undefined) {
+      const facts = tf as unknown as TfForDeviceTime;
+      try {
+        t = startDeviceTiming(facts, mode, 'dynamo');
+      } catch (e) {
+        // The tfjs backend changed since compile(): trace dispatch times rather than fail the call.
+        warnOnce(`device-time.${mode}`, `dynamo: ${message(e)}; kernels are traced without device time`);
+        t = startDeviceTiming(facts, 'off', 'dynamo');
+      }
+      this.timings.set(mode, t);
+    }
+    return t;
+  }
+
   /** The innermost compiled call that needs layer spans or capture, or null. */
   current(): Frame | null {
     const f = this.top;
     return f !== null && (f.tracer !== null || f.capture !== null) ? f : null;
   }
 
-  private begin(backend: DynamoBackend, capture: GraphCapture | null): Frame {
+  private begin(backend: DynamoBackend, deviceTime: DeviceTimeMode, capture: GraphCapture | null): Frame {
     const t = getTracer();
     let temporary = false;
     if (t !== null) {
@@ -173,12 +207,15 @@ class Runtime {
     if (this.unsubscribe !== null && eng.backendName !== this.lastBackend) {
       this.lastBackend = eng.backendName;
       syncKernels(tfCore);
+      this.releaseTimings();
     }
+    const timing = t !== null ? this.timingFor(deviceTime) : null;
     if (backend.autograd && eng.state.gradientDepth > 0 && t !== null) {
       this.tape = eng.state.activeTape ?? null;
       this.tapeBackend = backend;
+      this.tapeTiming = timing;
     }
-    const f: Frame = { backend, tracer: t, capture, temporary };
+    const f: Frame = { backend, tracer: t, capture, temporary, timing };
     this.frames.push(f);
     this.top = f;
     return f;
@@ -196,8 +233,10 @@ class Runtime {
     const f = this.top;
     let backend: DynamoBackend;
     let tracer: Tracer | null;
+    let timing: DeviceTiming | null;
     if (f !== null) {
       backend = f.backend;
+      timing = f.timing;
       if (c.backward && !backend.autograd) return;
       tracer = f.tracer;
       if (f.capture !== null) {
@@ -212,6 +251,7 @@ class Runtime {
       // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
       if (this.tape === null || !c.backward || engine().state.activeTape !== this.tape) return;
       backend = this.tapeBackend!;
+      timing = this.tapeTiming;
       tracer = getTracer();
     }
     if (tracer === null) return;
@@ -219,6 +259,14 @@ class Runtime {
     const dur = Math.floor(c.end) - ts;
     const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
     const ctx = backend.contextArgs;
+    if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
+      // Written once the GPU's timestamps are read back, with device_us and a device-track event.
+      const span = tracer.reserve(ts);
+      const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs) };
+      if (ctx !== null) Object.assign(args, ctx);
+      timing.defer(tracer, span, `function.${c.kernelName}`, CAT, args, ts + dur, c.deviceTicket);
+      return;
+    }
     if (ctx === null) tracer.emitShaped(this.shapeFor(tracer, c.kernelName), ts, dur, grad, 'call_function', typesText(c.inputs), typesText(c.outputs));
     else tracer.emit(`function.${c.kernelName}`, CAT, ts, dur, { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs), ...ctx });
   };
@@ -235,7 +283,7 @@ class Runtime {
     } catch (e) {
       warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
     }
-    const f = this.begin(backend, capture);
+    const f = this.begin(backend, state.deviceTime, capture);
     const t = f.tracer;
     if (prepare !== undefined && (t !== null || f.capture !== null)) {
       try {

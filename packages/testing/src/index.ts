@@ -8,3 +8,4 @@ export { countGzipMembers, walkGzipMembers, type MemberWalk } from './gzip.js';
 export { readCrashedTrace, type CrashedTrace } from './crashed.js';
 export { traceProblems } from './problems.js';
 export { after, ancestry, childrenOf, countBy, descendantsOf, multiset, overlaps, tempDir, within, type Slice } from './queries.js';
+export { fakeTimestamps, type FakeTimestamps } from './fake-timestamps.js';

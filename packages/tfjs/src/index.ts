@@ -1,3 +1,13 @@
 export { subscribeKernels, syncKernels, kernelHubStatus } from './kernels/kernel-hub.js';
 export type { KernelCall, KernelListener } from './kernels/kernel-hub.js';
 export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './kernels/types.js';
+export { checkDeviceTimeMode, decideDeviceTime, DeviceTimeError } from './device-time/mode.js';
+export type { BackendFacts, DeviceTimeDecision, DeviceTimeMode } from './device-time/mode.js';
+export { backendFacts, deviceTimesSettled, startDeviceTiming } from './device-time/session.js';
+export type { DeviceTiming, TfForDeviceTime } from './device-time/session.js';
+export { WebGPUTimer } from './device-time/webgpu-timer.js';
+export { releaseWebGPU } from './webgpu/dawn.js';
+export { adapterText, describeAdapter } from './webgpu/adapter.js';
+export type { AdapterReport } from './webgpu/adapter.js';
+export type { WebGPUOptions } from './webgpu/options.js';
+export { setUpWebGPU } from './load/webgpu.js';

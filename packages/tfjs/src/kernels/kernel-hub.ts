@@ -24,6 +24,8 @@ export interface KernelCall {
   readonly kernelDepth: number;
   /** The kernel runs in the backward pass of tf.grad / variableGrads / optimizer.minimize. */
   readonly backward: boolean;
+  /** The kernel's ticket with the device timer while device time is on (`deviceTimer()`), else -1. */
+  readonly deviceTicket: number;
 }
 
 export type KernelListener = (call: KernelCall) => void;
@@ -39,6 +41,7 @@ interface MutableCall {
   gradDepth: number;
   kernelDepth: number;
   backward: boolean;
+  deviceTicket: number;
   /** The outputs array for a kernel that returned one TensorInfo. */
   readonly one: TensorInfoLike[];
 }
@@ -70,8 +73,10 @@ function inBackwardScope(state: EngineStateLike): boolean {
  * One per process (shared by the ESM and CJS copies of core through a global symbol, as tfjs
  * shares its registry): every (backend, kernel) is wrapped at most once whoever subscribes.
  */
-class KernelHub {
+export class KernelHub {
   listeners: readonly KernelListener[] = [];
+  /** Set while a device timer runs: gives each kernel the GPU programs it recorded. */
+  deviceClaim: (() => number) | null = null;
   tf: TfCoreLike | null = null;
   engine: EngineLike | null = null;
   readonly installed = new Map<string, Installed>();
@@ -83,7 +88,7 @@ class KernelHub {
   private record(depth: number): MutableCall {
     let r = this.records[depth];
     if (r === undefined) {
-      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, one: [] };
+      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
       this.records[depth] = r;
     }
     return r;
@@ -112,6 +117,7 @@ class KernelHub {
       r.gradDepth = st.gradientDepth;
       r.kernelDepth = depth;
       r.backward = inBackwardScope(st);
+      r.deviceTicket = this.deviceClaim === null ? -1 : this.deviceClaim();
     } catch (e) {
       this.warnOnce(dispatchKey, e);
       return;
@@ -202,7 +208,8 @@ function wrapKernel(hub: KernelHub, cfg: KernelConfigLike): KernelConfigLike['ke
 
 const HUB_KEY = Symbol.for('dftracer.core.kernelHub');
 
-function kernelHub(): KernelHub {
+/** The process's kernel hub (one per process, shared by every copy of this package). */
+export function kernelHub(): KernelHub {
   const g = globalThis as { [HUB_KEY]?: KernelHub };
   return (g[HUB_KEY] ??= new KernelHub());
 }
