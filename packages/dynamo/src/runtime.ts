@@ -162,6 +162,14 @@ class Runtime {
     this.timings.clear();
   }
 
+  /** A compiled call with timestamps runs, or the backward pass of its tape. */
+  private readonly timestampWanted = (): boolean => {
+    const f = this.top;
+    if (f !== null) return f.timing !== null && f.timing.decision.mode === 'timestamp';
+    const tt = this.tapeTiming;
+    return tt !== null && tt.decision.mode === 'timestamp' && this.tape !== null && engine().state.activeTape === this.tape;
+  };
+
   /** Throws where the active tfjs backend cannot honour `mode` (compile time). */
   checkDeviceTime(mode: DeviceTimeMode, where: string): void {
     if (mode === 'timestamp' || mode === 'sync') decideDeviceTime(mode, backendFacts(tf as unknown as TfForDeviceTime), where);
@@ -172,7 +180,7 @@ class Runtime {
     if (t === undefined) {
       const facts = tf as unknown as TfForDeviceTime;
       try {
-        t = startDeviceTiming(facts, mode, 'dynamo');
+        t = startDeviceTiming(facts, mode, 'dynamo', this.timestampWanted);
       } catch (e) {
         // The tfjs backend changed since compile(): trace dispatch times rather than fail the call.
         warnOnce(`device-time.${mode}`, `dynamo: ${message(e)}; kernels are traced without device time`);

@@ -45,11 +45,19 @@ class DeviceTimeSession {
   private idle: (() => void)[] = [];
   private trackTids = new WeakMap<Tracer, Map<string, number>>();
 
+  /** Each timestamp user's "a kernel I trace is running" predicate. */
+  readonly wanted: (() => boolean)[] = [];
+
   constructor(readonly backend: object) {}
 
   ensureTimer(): void {
     if (this.timer !== null) return;
     const timer = new WebGPUTimer(this.backend as WebGPUBackendLike);
+    const wanted = this.wanted;
+    timer.armed = () => {
+      for (let i = 0; i < wanted.length; i++) if (wanted[i]!()) return true;
+      return false;
+    };
     timer.install();
     this.timer = timer;
     kernelHub().deviceClaim = () => timer.claim();
@@ -154,10 +162,11 @@ export interface DeviceTiming {
 
 /**
  * Starts device timing on the active backend for `requested` (checked; `where` names the caller in
- * errors). Throws DeviceTimeError where the backend cannot honour the mode. Writes the decision in
+ * errors). Throws DeviceTimeError where the backend cannot honour the mode. `active` says whether a
+ * kernel the caller traces is running: GPU programs are timed only then. Writes the decision in
  * a `tfjs.device_time` CM record and at INFO.
  */
-export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where: string): DeviceTiming {
+export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where: string, active: () => boolean = () => true): DeviceTiming {
   const mode = checkDeviceTimeMode(requested, where);
   const decision = decideDeviceTime(mode, backendFacts(tf), where);
   const backend = tf.backend() as object;
@@ -166,7 +175,10 @@ export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where
     session = null;
   }
   const s = (session ??= new DeviceTimeSession(backend));
-  if (decision.mode === 'timestamp') s.ensureTimer();
+  if (decision.mode === 'timestamp') {
+    s.wanted.push(active);
+    s.ensureTimer();
+  }
   s.users++;
   const t = getTracer();
   t?.metadata('tfjs.device_time', { by: where, requested: decision.requested, mode: decision.mode, backend: decision.backend, reason: decision.reason, track: decision.track });
@@ -180,6 +192,8 @@ export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where
     release() {
       if (released) return;
       released = true;
+      const i = s.wanted.indexOf(active);
+      if (i >= 0) s.wanted.splice(i, 1);
       if (--s.users === 0) {
         s.close();
         if (session === s) session = null;

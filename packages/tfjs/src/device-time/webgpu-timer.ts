@@ -104,6 +104,8 @@ export class WebGPUTimer {
   private disposed = false;
   /** Batches whose read-back failed: their programs read as unknown. */
   failedBatches = 0;
+  /** Whether the program being recorded is wanted (a traced call runs); others keep tfjs's own path. */
+  armed: () => boolean = () => true;
 
   constructor(private readonly backend: WebGPUBackendLike) {
     const device = backend.device;
@@ -124,7 +126,7 @@ export class WebGPUTimer {
     this.originalRecord = record;
     this.originalSubmit = submit;
     this.wrappedRecord = function timedRecordAndSubmit(this: WebGPUBackendLike, ...args: unknown[]): void {
-      if (this.activeTimers != null || timer.disposed) return record.apply(this, args);
+      if (this.activeTimers != null || timer.disposed || !timer.armed()) return record.apply(this, args);
       timer.beginProgram(this);
       try {
         record.apply(this, args);
