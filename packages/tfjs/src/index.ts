@@ -4,7 +4,7 @@ export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, Engi
 export { checkDeviceTimeMode, decideDeviceTime, DeviceTimeError } from './device-time/mode.js';
 export type { BackendFacts, DeviceTimeDecision, DeviceTimeMode } from './device-time/mode.js';
 export { backendFacts, deviceTimesSettled, startDeviceTiming } from './device-time/session.js';
-export type { DeviceTiming, TfForDeviceTime } from './device-time/session.js';
+export type { DeviceTimer, DeviceTiming, TfForDeviceTime } from './device-time/session.js';
 export { WebGPUTimer } from './device-time/webgpu-timer.js';
 export { releaseWebGPU } from './webgpu/dawn.js';
 export { adapterText, describeAdapter } from './webgpu/adapter.js';

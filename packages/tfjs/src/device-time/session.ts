@@ -124,10 +124,23 @@ class DeviceTimeSession {
     return tid;
   }
 
-  /** Resolves when every deferred event has been written. */
-  settled(): Promise<void> {
-    if (!this.draining && this.pending.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+  private readonly held = new Set<Promise<unknown>>();
+
+  /** Counts `work` (an integration's own wait for device times) in `settled()`. */
+  hold(work: Promise<unknown>): void {
+    const p = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.held.add(p);
+    void p.then(() => this.held.delete(p));
+  }
+
+  /** Resolves when every deferred event has been written and every held wait is over. */
+  async settled(): Promise<void> {
+    while (this.held.size > 0) await Promise.all([...this.held]);
+    if (!this.draining && this.pending.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 
   private wakeIdle(): void {
@@ -157,8 +170,18 @@ export interface DeviceTiming {
    * once its device time has been read back: then with `device_us`, and on the device track.
    */
   defer(tracer: Tracer, span: Span, name: string, cat: string, args: Record<string, ArgValue>, end: number, ticket: number): void;
+  /**
+   * The timer itself, for integrations that read device times on their own schedule (the profiler):
+   * `settle(ticket)`, then `deviceUs` / `deviceStart` / `deviceEnd`. Null unless mode is `timestamp`.
+   */
+  readonly timer: DeviceTimer | null;
+  /** Makes `deviceTimesSettled()` wait for `work` too. */
+  hold(work: Promise<unknown>): void;
   release(): void;
 }
+
+/** Reading device times by kernel ticket (`KernelCall.deviceTicket`). */
+export type DeviceTimer = Pick<WebGPUTimer, 'settle' | 'deviceUs' | 'deviceStart' | 'deviceEnd'>;
 
 /**
  * Starts device timing on the active backend for `requested` (checked; `where` names the caller in
@@ -189,6 +212,8 @@ export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where
   return {
     decision,
     defer: timed ? (tracer, span, name, cat, args, end, ticket) => s.defer(tracer, track, span, name, cat, args, end, ticket) : (tracer, span, name, cat, args, end) => tracer.exit(span, name, cat, args, end),
+    timer: timed ? s.timer : null,
+    hold: (work) => s.hold(work),
     release() {
       if (released) return;
       released = true;
