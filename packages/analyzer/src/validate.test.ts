@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir, truncateTail, writeSmallTrace, type Variant } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
-import { TraceWriter } from './testing/trace-writer.js';
+import { tempDir, truncateTail, writeSmallTrace, type Variant } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 import { validateFiles, type FileValidation } from './validate.js';
 
 const { dir, cleanup } = tempDir();
