@@ -303,6 +303,11 @@ export class TraceWriter {
     return out;
   }
 
+  /** Take the next id for a record the caller writes itself (`writeComplete`). */
+  nextIdForTest(): number {
+    return this.nextId++;
+  }
+
   /** Take an id without writing anything (a tracer whose ids are not contiguous). */
   skipIds(n: number): void {
     this.nextId += n;

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { readAppendedTrace } from '@dftracer/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exportPerfetto } from './export-perfetto.js';
 import { mergeTraces } from './merge.js';
+import { queryTraces } from './query.js';
 import { writeReport } from './report.js';
 import { summarize } from './summary.js';
 import { tempDir } from './fixtures.test-util.js';
@@ -125,6 +127,34 @@ describe('committed upstream-layout fixtures', () => {
         expect([s.events, s.bytes_read, s.bytes_written]).toEqual([want.events, want.read, want.written]);
       });
     }
+
+    it('query and export see every record of every run; summary names each run’s host (no line lost after a "[" or "]")', async () => {
+      for (const f of appended) {
+        const t = readAppendedTrace(f.file);
+        const q = await queryTraces('SELECT (SELECT count(*) FROM events) AS e, (SELECT count(*) FROM metadata) AS m', [f.file], { threads: 1 });
+        expect(q.rows[0], f.file).toEqual([t.complete.length, t.meta.length]);
+        const p = await exportPerfetto([f.file], join(dir, 'appended.json'), { threads: 1 });
+        expect(p.events, f.file).toBe(t.complete.length);
+        const s = await summarize([f.file], { threads: 1 });
+        const hosts = new Set(t.meta.filter((m) => m.name === 'HH').map((m) => `${m.pid}`));
+        for (const proc of s.per_process) if (hosts.has(String(proc.pid))) expect(proc.host, `${f.file} pid ${proc.pid}`).not.toBeNull();
+      }
+    });
+
+    it('merge gives each run its own ids: none repeats on a thread, and the result is one run', async () => {
+      for (const f of appended) {
+        const out = join(dir, 'appended-merged.pfw');
+        const r = await mergeTraces([f.file], out);
+        expect(r.events).toBe(f.events);
+        const t = readAppendedTrace(out);
+        const byTrack = new Map<string, number[]>();
+        for (const e of t.complete) byTrack.set(`${e.pid}/${e.tid}`, [...(byTrack.get(`${e.pid}/${e.tid}`) ?? []), Number(e.id)]);
+        for (const [track, ids] of byTrack) expect(new Set(ids).size, `${f.file} ${track}`).toBe(ids.length);
+        const v = (await validateFiles([out], { threads: 0 })).files[0]!;
+        expect(v.problems, JSON.stringify(v.problems)).toEqual([]);
+        expect(v.runs, f.file).toBe(1);
+      }
+    });
 
     it('validate names the line where the next run starts; the CLI exits 0, and 1 under --strict', () => {
       const f = appended[0]!;
