@@ -9,7 +9,8 @@
  *   2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and no other
  *      integration, no analyzer, DuckDB or tfjs-node comes along;
  *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + tfjs only, trace a model;
- *   4. the analyzer's `dftracer` bin through `npx`, from its tarball, validates and summarises (1).
+ *   4. the analyzer's `dftracer` bin through `npx`, from its tarball alone (no @dftracer/core,
+ *      no test support in it), validates and summarises (1).
  *
  *   node scripts/pack-check.mjs [--keep]     (packages must be built: `pnpm build`)
  */
@@ -223,7 +224,13 @@ await step('4. npx dftracer (the analyzer bin, from its tarball)', () => {
   assert(coreTrace, 'no trace from step 1 to analyse');
   const dir = join(work, 'npx');
   mkdirSync(dir);
-  const pkgs = ['--package', tarball['@dftracer/core'], '--package', tarball['@dftracer/analyzer']];
+  // the analyzer alone: it needs nothing of the tracer, and ships no test support
+  const tgz = tarball['@dftracer/analyzer'];
+  const listing = sh('tar', ['-tzf', tgz]).stdout;
+  assert(!/test-util|testing|\.test\./.test(listing), `the analyzer's tarball ships test support:\n${listing}`);
+  const manifest = JSON.parse(sh('tar', ['-xzOf', tgz, 'package/package.json']).stdout);
+  assert(!manifest.dependencies?.['@dftracer/core'], 'the analyzer depends on @dftracer/core at run time');
+  const pkgs = ['--package', tgz];
   const v = sh('npx', ['-y', ...pkgs, 'dftracer', 'validate', coreTrace], { cwd: dir, env: { npm_config_loglevel: 'error' } });
   assert(/^valid: 1 file/m.test(v.out), `validate did not say valid:\n${v.out}`);
   const s = sh('npx', ['-y', ...pkgs, 'dftracer', 'summary', '--json', coreTrace], { cwd: dir, env: { npm_config_loglevel: 'error' } });

@@ -210,10 +210,18 @@ async function firstLines(file: string): Promise<string[]> {
  * each trace is read here and fed to DuckDB from a side file in `sideDir`, mapped back to its
  * trace's name.
  */
-export async function readJsonSql(files: string[], columns: Record<string, string>, sideDir: string): Promise<string> {
+export async function readJsonSql(files: string[], columns: Record<string, string>, sideDir: string, opts: { lineByLine?: boolean } = {}): Promise<string> {
   const gz: string[] = [];
   const plainFiles: string[] = [];
   const sides: Array<[string, string]> = [];
+  if (opts.lineByLine) {
+    for (const f of files) ((await isGzipFile(f)) ? gz : plainFiles).push(f);
+    const lines = (list: string[], compression: string) =>
+      `SELECT unnest(j), filename FROM (SELECT try(json_transform(ltrim(l, '[] '), ${sqlString(jsonStructure(columns))})) AS j, filename FROM read_csv([${list.map(sqlString).join(', ')}], ` +
+      `columns = {'l': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '', auto_detect = false, new_line = '\\n', filename = true, compression = '${compression}'))`;
+    const parts = [...(gz.length ? [lines(gz, 'gzip')] : []), ...(plainFiles.length ? [lines(plainFiles, 'none')] : [])];
+    return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
+  }
   for (const f of files) {
     ((await isGzipFile(f)) ? gz : plainFiles).push(f);
     const [l1, l2] = await firstLines(f);
@@ -242,6 +250,41 @@ export async function readJsonSql(files: string[], columns: Record<string, strin
     );
   }
   return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
+}
+
+/**
+ * `read_json`'s columns as a `json_transform` structure: `{"id":"BIGINT","args":{"fhash":"VARCHAR",…}}`
+ * (a flat STRUCT(…) becomes an object; JSON stays JSON).
+ */
+function jsonStructure(columns: Record<string, string>): string {
+  const type = (t: string): unknown => {
+    const m = /^STRUCT\((.*)\)$/s.exec(t.trim());
+    if (!m) return t;
+    const o: Record<string, unknown> = {};
+    for (const field of m[1]!.split(',')) {
+      const f = /^\s*"?([^"\s]+)"?\s+(.+?)\s*$/.exec(field);
+      if (f) o[f[1]!] = type(f[2]!);
+    }
+    return o;
+  };
+  return JSON.stringify(Object.fromEntries(Object.entries(columns).map(([k, t]) => [k, type(t)])));
+}
+
+/**
+ * DuckDB's reader loses a line after a `[` that is not the file's first line, and a line where a
+ * `]` and a record share it: files that hold several appended traces have them. Rows it could not
+ * read come back all null; a file with more of them than its first `[`, its line 2 and a closing
+ * `]` is read again line by line (`readJsonSql(…, { lineByLine })`: slower, but loses nothing).
+ * `table` holds the rows, null ones included, with `trace` (the file's index in `files`).
+ */
+async function rereadLossyFiles(duck: Duck, table: string, files: string[], insert: (src: string) => string, columns: Record<string, string>): Promise<void> {
+  const lossy = await duck.all(`SELECT trace FROM ${table} WHERE ph IS NULL AND name IS NULL GROUP BY trace HAVING count(*) > 3`);
+  if (lossy.length > 0) {
+    const redo = lossy.map((r) => files[Number(r.trace)]!);
+    await duck.run(`DELETE FROM ${table} WHERE trace IN (${lossy.map((r) => Number(r.trace)).join(', ')})`);
+    await duck.run(insert(await readJsonSql(redo, columns, duck.tempDir, { lineByLine: true })));
+  }
+  await duck.run(`DELETE FROM ${table} WHERE ph IS NULL OR name IS NULL`);
 }
 
 /** Names of read-like and write-like calls whose `ret` counts bytes moved. */
@@ -281,9 +324,7 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
  * (trace, pid), and keying those on a long string made the time split twice as slow.
  */
 export async function loadTraces(duck: Duck, files: string[], opts: { computeCats?: readonly string[] } = {}): Promise<void> {
-  const src = await readJsonSql(
-    files,
-    {
+  const columns = {
     id: 'BIGINT',
     name: 'VARCHAR',
     cat: 'VARCHAR',
@@ -293,14 +334,14 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     dur: 'BIGINT',
     ph: 'VARCHAR',
     args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
-    },
-    duck.tempDir,
-  );
+  };
+  const src = await readJsonSql(files, columns, duck.tempDir);
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
   await duck.run(`CREATE OR REPLACE TABLE traces AS SELECT trace::UINTEGER AS trace, path FROM (VALUES ${paths}) t(trace, path)`);
   // One file (the usual case) needs no lookup: the join on the path cost a fifth of the load.
   const single = files.length === 1;
-  await duck.run(`CREATE OR REPLACE TABLE ev AS
+  // rows DuckDB could not read are kept (all null) until rereadLossyFiles has counted them
+  const select = (src: string) => `
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
       (${kindSql(opts.computeCats)})::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
@@ -311,7 +352,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
         ELSE 0 END AS bytes,
       args.name AS aname, args.value AS avalue
     FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
-    WHERE ph IS NOT NULL AND name IS NOT NULL`);
+    WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
+  await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);
+  await rereadLossyFiles(duck, 'ev', files, (s) => `INSERT INTO ev ${select(s)}`, columns);
   await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
 }
@@ -339,13 +382,25 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
  * read the files on every use (for one streaming export).
  */
 export async function loadEvents(duck: Duck, files: string[], opts: { materialize: boolean }): Promise<void> {
-  const src = await readJsonSql(
-    files,
-    { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' },
-    duck.tempDir,
-  );
-  const kind = opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW';
-  await duck.run(`CREATE OR REPLACE ${kind} raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
+  const src = await readJsonSql(files, columns, duck.tempDir);
+  if (opts.materialize) {
+    const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
+    await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
+    const select = (src: string) =>
+      `SELECT p.i AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) s JOIN trace_paths p ON p.path = s.filename
+       WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
+    await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS ${select(src)}`);
+    await rereadLossyFiles(duck, 'raw_rows', files, (s) => `INSERT INTO raw_rows ${select(s)}`, columns);
+    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
+  } else {
+    // one streaming pass: a cheap count of unread rows first says which files to read line by line
+    const probe = await duck.all(`SELECT filename, count(*) AS n FROM (${src}) WHERE ph IS NULL AND name IS NULL AND id IS NULL GROUP BY filename HAVING count(*) > 3`);
+    const lossy = new Set(probe.map((r) => String(r.filename)));
+    const whole = files.filter((f) => !lossy.has(f));
+    const parts = [...(whole.length ? [await readJsonSql(whole, columns, duck.tempDir)] : []), ...(lossy.size ? [await readJsonSql([...lossy], columns, duck.tempDir, { lineByLine: true })] : [])];
+    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ')}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  }
   await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
     SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
   await duck.run(`CREATE OR REPLACE ${opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW'} files AS

@@ -13,7 +13,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { dftHash } from '@dftracer/core';
+import { dftHash } from './hash.js';
 
 export type ArgValue = string | number | boolean | null | ArgValue[] | { [k: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
@@ -39,6 +39,13 @@ export interface TraceWriterOptions {
   stringNumbers?: boolean;
   /** How `close()` ends the array after `end`: a `]` line (default), `]` without newline (2024), none. */
   closeBracket?: 'line' | 'no-newline' | 'none';
+  /** Add to the end of an existing file (a tracer appending another run's trace to it). */
+  append?: boolean;
+  /**
+   * Written before the first record instead of the `[` line: the spaces that DFTracer 2023/2024
+   * put before a run's first event (only the file's first run has them overwritten by `[`).
+   */
+  prefix?: string;
 }
 
 export interface Span {
@@ -83,6 +90,7 @@ export class TraceWriter {
   private readonly stringNumbers: boolean;
   private readonly closeBracket: 'line' | 'no-newline' | 'none';
   private ended = false;
+  private prefix: string | undefined;
   private fd: number;
   private buf: string[] = [];
   private bufLen = 0;
@@ -112,12 +120,17 @@ export class TraceWriter {
     this.closeBracket = opts.closeBracket ?? 'line';
     this.hhash = this.hash(this.hostname);
     mkdirSync(dirname(opts.path), { recursive: true });
-    this.fd = openSync(opts.path, 'w', 0o644);
-    this.raw('[');
+    this.fd = openSync(opts.path, opts.append ? 'a' : 'w', 0o644);
+    if (opts.prefix === undefined) this.raw('[');
+    else this.prefix = opts.prefix;
   }
 
   /** Write one line verbatim (no validation: tests use it to plant broken lines). */
   raw(line: string): void {
+    if (this.prefix !== undefined) {
+      line = this.prefix + line;
+      this.prefix = undefined;
+    }
     this.buf.push(line, '\n');
     this.bufLen += line.length + 1;
     this.lines++;
@@ -288,6 +301,11 @@ export class TraceWriter {
       out += `,${q(k)}:${hashKey && typeof v === 'string' ? this.hashJson(v) : typeof v === 'number' && Number.isInteger(v) ? this.n(v) : argsBody({ x: v }).slice(5)}`;
     }
     return out;
+  }
+
+  /** Take the next id for a record the caller writes itself (`writeComplete`). */
+  nextIdForTest(): number {
+    return this.nextId++;
   }
 
   /** Take an id without writing anything (a tracer whose ids are not contiguous). */

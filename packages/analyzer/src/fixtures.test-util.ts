@@ -5,7 +5,7 @@
  */
 import { rmSync, truncateSync, statSync } from 'node:fs';
 import { tempDir as makeTempDir } from '@dftracer/testing';
-import { TraceWriter } from './trace-writer.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 
 /** A fresh directory and a function that removes it. */
 export function tempDir(prefix = 'dftracer-test-'): { dir: string; cleanup: () => void } {

@@ -4,7 +4,7 @@
  * lane tids (I/O overlapping compute) and checkpoints now and then. Used by tests and by the
  * benchmark (10 M events). Deterministic for a given seed.
  */
-import { TraceWriter, type TraceWriterOptions } from './trace-writer.js';
+import { TraceWriter, type TraceWriterOptions } from './trace-writer.test-util.js';
 
 export interface SyntheticOptions extends TraceWriterOptions {
   /** Approximate number of complete events to write (start and end included). */
