@@ -1,7 +1,7 @@
 // What loadTf picks can train a conv net: wasm lacks the kernels unless loadTf adds them.
 // Its own file: kernel registrations are process-wide, and this needs a wasm backend without them first.
 import { describe, expect, it } from 'vitest';
-import { loadTf, type Tf } from './index.js';
+import { loadTf, type Tf } from '../index.js';
 
 function convNet(tf: Tf) {
   const model = tf.sequential({

@@ -1,12 +1,14 @@
-// loadTf's order and report, and the compute hooks on the pure-JS backends.
+// loadTf's order, its option errors, its report, and the namespace it hands over.
 import { join } from 'node:path';
-import { finalize, getTime, initializeLog } from '@dftracer/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ai, isAsyncBackend, loadTf, WASM_TRAINING_KERNELS } from './index.js';
-import { readTrace, tempDir, within, type Trace } from '@dftracer/testing';
+import { finalize, initializeLog } from '@dftracer/core';
+import { readTrace, tempDir, type Trace } from '@dftracer/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { currentTf, isAsyncBackend, loadTf, resolveTf, WASM_TRAINING_KERNELS } from '../index.js';
+import { report } from './report.js';
 
 let file = '';
 const checks: ((t: Trace) => void)[] = [];
+const cmRecords = (t: Trace) => t.meta.filter((m) => m.name === 'CM' && m.args.name === 'tfjs').map((m) => JSON.parse(m.args.value));
 
 beforeAll(() => {
   file = initializeLog({ enable: true, logFile: join(tempDir(), 'load'), compression: false, disableIo: true }).file!;
@@ -29,43 +31,55 @@ describe('loadTf', () => {
     expect(r.addedKernels).toEqual([...WASM_TRAINING_KERNELS]);
     expect((await loadTf()).addedKernels).toEqual([]); // already there
     checks.push((t) => {
-      const cm = t.meta.filter((m) => m.name === 'CM' && m.args.name === 'tfjs').map((m) => JSON.parse(m.args.value));
+      const cm = cmRecords(t);
       expect(cm[0]).toMatchObject({ package: '@tensorflow/tfjs', backend: 'wasm', device: 'wasm', version: '4.22.0', added_kernels: [...WASM_TRAINING_KERNELS] });
       expect(cm[1]).toMatchObject({ backend: 'wasm', added_kernels: [] });
     });
   });
 
-  it('falls back along `prefer`, and rejects unknown candidates by name', async () => {
-    const cpu = await loadTf({ prefer: ['cpu'] });
-    expect([cpu.backend, cpu.device, cpu.tf.getBackend()]).toEqual(['cpu', 'cpu', 'cpu']);
-    await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/unknown candidate "tpu"/);
-    await expect(loadTf({ prefer: [] })).rejects.toThrow(/prefer must be a non-empty array/);
+  it('hands the namespace to the integrations: currentTf and resolveTf return it', async () => {
+    const r = await loadTf({ prefer: ['cpu'] });
+    expect(currentTf()).toBe(r.tf);
+    expect(resolveTf(undefined, 'test')).toBe(r.tf);
+    const passed = { engine: () => r.tf.engine() };
+    expect(resolveTf(passed, 'test')).toBe(passed); // what a caller passes wins
+    expect(() => resolveTf({}, 'profile')).toThrow(/^profile: tf must be the tfjs module/);
   });
 
-  it('gives compute tracers output shapes, bytes and memory deltas; waits for device work when asked (sync: true)', async () => {
-    const { tf } = await loadTf({ prefer: ['wasm'], sync: true });
-    const t0 = getTime();
-    const matmul = ai.compute.forward((a: import('@tensorflow/tfjs').Tensor) => tf.matMul(a, a));
-    const a = tf.ones([64, 64]);
-    const out = matmul(a);
-    const two = ai.compute.backward(async () => [tf.zeros([2, 3], 'int32'), tf.ones([5], 'bool')])();
-    expect((await two).length).toBe(2);
-    await new Promise((r) => setTimeout(r, 20)); // the forward event closes once its data() read settles
-    expect(out.shape).toEqual([64, 64]);
-    tf.dispose([a, out, ...(await two)]);
-    const broken = ai.compute.step(() => 'not a tensor')();
-    expect(broken).toBe('not a tensor');
-    const t1 = getTime();
-    await loadTf({ prefer: ['wasm'] }); // back to the defaults for later tests
+  it('falls back along `prefer`', async () => {
+    const cpu = await loadTf({ prefer: ['cpu'] });
+    expect([cpu.backend, cpu.device, cpu.tf.getBackend(), cpu.skipped.length]).toEqual(['cpu', 'cpu', 'cpu', 0]);
+    const r = await loadTf({ prefer: ['tfjs-node-gpu', 'wasm'] });
+    expect([r.backend, r.skipped.map((s) => s.package)]).toEqual(['wasm', ['@tensorflow/tfjs-node-gpu']]);
+  });
+
+  it('rejects bad options, naming the argument, before loading anything', async () => {
+    await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/^loadTf: prefer\[0\] is an unknown candidate "tpu"; expected 'tfjs-node-gpu' \| 'tfjs-node' \| 'wasm' \| 'cpu'/);
+    await expect(loadTf({ prefer: ['wasm', 'cpu', 'wasm'] })).rejects.toThrow(/^loadTf: prefer\[2\] repeats "wasm"/);
+    await expect(loadTf({ prefer: [] })).rejects.toThrow(/^loadTf: prefer must be a non-empty array/);
+    await expect(loadTf({ prefer: 'wasm' as never })).rejects.toThrow(/^loadTf: prefer must be a non-empty array/);
+    await expect(loadTf({ from: 3 as never })).rejects.toThrow(/^loadTf: from must be a path or file URL string/);
+    await expect(loadTf({ wasmTraining: 'yes' as never })).rejects.toThrow(/^loadTf: wasmTraining must be a boolean/);
+    await expect(loadTf({ sync: true } as never)).rejects.toThrow(/^loadTf: unknown option "sync"; expected prefer, from, wasmTraining/);
+    await expect(loadTf(null as never)).rejects.toThrow(/^loadTf: options must be an object; got null/);
+  });
+
+  it('says it cannot load anything with every reason', async () => {
+    await expect(loadTf({ prefer: ['tfjs-node-gpu', 'tfjs-node'] })).rejects.toThrow(/^loadTf: no TensorFlow.js could be loaded \(@tensorflow\/tfjs-node-gpu: .+; @tensorflow\/tfjs-node: .+\); install @tensorflow\/tfjs$/);
+  });
+});
+
+describe('report', () => {
+  it("writes a candidate's extra facts into the tfjs CM record and the INFO line", async () => {
+    const { tf } = await loadTf({ prefer: ['cpu'] });
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      report({ tf, package: '@tensorflow/tfjs', backend: 'cpu', device: 'cpu', skipped: [], addedKernels: [], info: { adapter: 'Test Adapter 1', limits_ok: true } });
+    } finally {
+      err.mockRestore();
+    }
     checks.push((t) => {
-      const evs = within(t.program, t0, t1);
-      const fw = evs.find((e) => e.name === 'forward')!;
-      expect(fw.args).toMatchObject({ out_shape: [64, 64], out_bytes: 64 * 64 * 4, tensors_delta: 1, bytes_delta: 64 * 64 * 4 });
-      const bw = evs.find((e) => e.name === 'backward')!;
-      expect(bw.args).toMatchObject({ out_shape: [[2, 3], [5]], out_bytes: 2 * 3 * 4 + 5, tensors_delta: 2 });
-      const st = evs.find((e) => e.name === 'step')!;
-      expect(st.args.out_shape).toBeUndefined();
-      expect(st.args.tensors_delta).toBe(0);
+      expect(cmRecords(t).find((c) => c.adapter !== undefined)).toMatchObject({ backend: 'cpu', device: 'cpu', adapter: 'Test Adapter 1', limits_ok: true });
     });
   });
 });

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm-conv-grad.js';
+import { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './conv-grad.js';
 
 type Conv = (x: tf.Tensor4D, w: tf.Tensor4D, stride: number, pad: 'valid' | 'same') => tf.Tensor4D;
 const conv2d: Conv = (x, w, stride, pad) => tf.conv2d(x, w, stride, pad);

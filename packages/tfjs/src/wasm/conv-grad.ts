@@ -6,7 +6,7 @@
  * is a parameter: tfjs is an optional peer of this package, never imported at run time.
  */
 import type { TensorInfo } from '@tensorflow/tfjs';
-import type { Tf } from './tfjs-load.js';
+import type { Tf } from '../tf.js';
 
 type KernelFn = (args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs?: Record<string, unknown> }) => TensorInfo;
 type Kernels = Record<'conv2d' | 'conv2dBackpropInput' | 'transpose' | 'pad' | 'slice' | 'reshape' | 'multiply' | 'sum', KernelFn>;
