@@ -6,9 +6,11 @@
  * exports and types with publint and @arethetypeswrong/cli, then installs tarballs into fresh npm
  * projects outside the workspace and runs real programs there:
  *   1. @dftracer/core alone: `node --import @dftracer/core/register` traces an unmodified program;
- *   2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and no other
- *      integration, no analyzer, DuckDB or tfjs-node comes along;
- *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + tfjs only, trace a model;
+ *   2. core + @dftracer/tfjs + @tensorflow/tfjs: loadTf takes the cpu backend and reports it;
+ *      core + @dftracer/tfjs + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and
+ *      no other integration, no analyzer, DuckDB or tfjs-node comes along;
+ *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + @dftracer/tfjs +
+ *      @tensorflow/tfjs only, trace a model (finding tfjs by themselves);
  *   4. the analyzer's `dftracer` bin through `npx`, from its tarball alone (no @dftracer/core,
  *      no test support in it), validates and summarises (1).
  *
@@ -145,6 +147,8 @@ await step('@arethetypeswrong/cli (node16 profile) on every tarball', () => {
 let coreTrace;
 await step('1. @dftracer/core alone: node --import @dftracer/core/register app.mjs', () => {
   assert(tarball['@dftracer/core'], 'no @dftracer/core tarball');
+  const manifest = sh('tar', ['-xOzf', tarball['@dftracer/core'], 'package/package.json']).out;
+  assert(!manifest.includes('@tensorflow/'), '@dftracer/core names a tfjs package in its package.json');
   const dir = freshProject('core-only', [tarball['@dftracer/core']]);
   const deps = installed(dir);
   assert(deps.join() === '@dftracer/core', `core alone should install nothing else, got ${deps.join(', ')}`);
@@ -168,13 +172,30 @@ await step('1. @dftracer/core alone: node --import @dftracer/core/register app.m
   return `${posix.length} POSIX events (${[...names].sort().join(', ')}); node_modules: ${deps.join(', ')}`;
 });
 
+await step('2. core + @dftracer/tfjs + @tensorflow/tfjs: loadTf', () => {
+  const dir = freshProject('tfjs-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], '@tensorflow/tfjs@^4.22.0']);
+  const deps = installed(dir);
+  const unwanted = deps.filter((d) => /^@dftracer\/(ai|dynamo|profiler|analyzer)$|^@tensorflow\/tfjs-(node|backend-webgpu)|^webgpu$/.test(d));
+  assert(unwanted.length === 0, `installed what was not asked for: ${unwanted.join(', ')}`);
+  cpSync(join(fixtures, 'tfjs-app.mjs'), join(dir, 'app.mjs'));
+  const logDir = join(dir, 'traces');
+  mkdirSync(logDir);
+  const r = sh('node', ['app.mjs'], { cwd: dir, env: { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(logDir, 'app') } });
+  assert(/loaded @tensorflow\/tfjs on cpu \(cpu\), handed over: true, sum 28/.test(r.out), `loadTf did not load tfjs's cpu backend:\n${r.out}`);
+  const files = traceFiles(logDir);
+  assert(files.length === 1, `expected one trace file, found ${files.length}`);
+  const cm = readTrace(files[0]).filter((e) => e.name === 'CM' && e.args?.name === 'tfjs');
+  assert(cm.length === 1 && JSON.parse(cm[0].args.value).backend === 'cpu', `expected one tfjs CM record on cpu, got ${JSON.stringify(cm)}`);
+  return `${r.out.match(/^loaded .*$/m)[0]}; tfjs CM record written; @dftracer packages installed: ${deps.filter((d) => d.startsWith('@dftracer/')).join(', ')}`;
+});
+
 const aiDist = join(root, 'packages', 'ai', 'dist', 'index.js');
 const aiReady = existsSync(aiDist) && typeof (await import(pathToFileURL(aiDist).href)).ai?.data?.item === 'function';
 if (!aiReady) {
   results.push({ name: '2. core + @dftracer/ai + @tensorflow/tfjs', ok: true, note: 'skipped: @dftracer/ai exports no `ai` yet', s: 0 });
 } else {
-  await step('2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program', () => {
-    const dir = freshProject('ai-only', [tarball['@dftracer/core'], tarball['@dftracer/ai'], '@tensorflow/tfjs@^4.22.0']);
+  await step('2. core + @dftracer/tfjs + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program', () => {
+    const dir = freshProject('ai-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], tarball['@dftracer/ai'], '@tensorflow/tfjs@^4.22.0']);
     const deps = installed(dir);
     const unwanted = deps.filter((d) => /^@dftracer\/(dynamo|profiler|analyzer)$|^@duckdb\/|duckdb|^@tensorflow\/tfjs-node/.test(d));
     assert(unwanted.length === 0, `installed what was not asked for: ${unwanted.join(', ')}`);
@@ -197,15 +218,15 @@ if (!aiReady) {
   });
 }
 
-// The other integrations alone, each with core and tfjs only.
+// The other integrations alone, each with core and the tfjs layer only.
 for (const [pkg, app, cat, says] of [
   ['@dftracer/dynamo', 'dynamo-app.mjs', 'dynamo', /output \[5,2\]/],
   ['@dftracer/profiler', 'profiler-app.mjs', 'PP', /profiled/],
 ]) {
-  await step(`3. ${pkg} with core and @tensorflow/tfjs only`, () => {
-    const dir = freshProject(pkg.split('/')[1] + '-only', [tarball['@dftracer/core'], tarball[pkg], '@tensorflow/tfjs@^4.22.0']);
+  await step(`3. ${pkg} with core, @dftracer/tfjs and @tensorflow/tfjs only`, () => {
+    const dir = freshProject(pkg.split('/')[1] + '-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], tarball[pkg], '@tensorflow/tfjs@^4.22.0']);
     const deps = installed(dir);
-    const others = deps.filter((d) => d.startsWith('@dftracer/') && d !== pkg && d !== '@dftracer/core');
+    const others = deps.filter((d) => d.startsWith('@dftracer/') && d !== pkg && d !== '@dftracer/core' && d !== '@dftracer/tfjs');
     assert(others.length === 0, `installed other dftracer packages: ${others.join(', ')}`);
     cpSync(join(fixtures, app), join(dir, 'app.mjs'));
     const logDir = join(dir, 'traces');

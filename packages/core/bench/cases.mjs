@@ -89,8 +89,8 @@ const cases = {
     return posixEvents(true, { compressionLevel: 2 });
   },
   clock() {
-    // The floor of any tracer that times a call: the two clock reads (DESIGN.md §7 measured 36 ns
-    // each where its targets were set).
+    // The floor of any tracer that times a call: the two clock reads (36 ns each on the machine
+    // where the targets were set).
     return burst((i) => (performance.now() + performance.now() > 0 ? work(i) : 0));
   },
   eagerPosix() {
@@ -138,7 +138,7 @@ function posixEvents(warm, options = {}) {
 }
 
 /**
- * The research's eager reference (661 ns/event where DESIGN.md's targets were set): a hand-written
+ * The eager reference (661 ns/event on the machine where the targets were set): a hand-written
  * template per event into a 1 MiB string, gzip level 1 per chunk, writeSync — for the same POSIX
  * read lines the tracer writes in the posix case. `warm` as in posixEvents.
  */

@@ -57,7 +57,7 @@ function core() {
   console.log('| measure | value | target | note |\n|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 
-  // The same run, measured against the references DESIGN.md's targets were derived from, so a slower
+  // The same run, measured against the references the targets were derived from, so a slower
   // or faster machine reads the same: each target is a ratio to a reference, taken where it was set.
   const clockNs = r.clock.nsPerCall - r.untraced.nsPerCall;
   const mainAboveClock = r.traced.nsPerCall - r.untraced.nsPerCall - clockNs;

@@ -11,3 +11,7 @@ export { fsPlugin } from './fs/index.js';
 export type { ConfigOptions } from './api/config.js';
 export { dftHash } from './recording/hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
+// The plugin face: what integrations use instead of copies of their own.
+export { nowUs, perfMsToUs } from './recording/clock.js';
+export { warnOnce } from './plugin/warn-once.js';
+export { isDescriptor } from './plugin/descriptor.js';

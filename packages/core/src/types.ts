@@ -123,6 +123,8 @@ export interface Tracer {
   isTraced(path: string): boolean;
   /** The tracer's own diagnostics on stderr, filtered by DFTRACER_LOG_LEVEL. */
   log(level: LogLevel, message: string): void;
+  /** `log('WARN', message)` the first time `key` is said in this trace (any thread). */
+  warnOnce(key: string, message: string): void;
 }
 
 /** An event shape of one Tracer (`Tracer.shape`): meaningful only to the tracer that made it. */

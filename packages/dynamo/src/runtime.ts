@@ -1,6 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core';
-import { addPlugin, getTracer, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { backendFacts, decideDeviceTime, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -35,19 +34,22 @@ interface EngineState {
   readonly registeredVariables?: Readonly<Record<string, TensorInfoLike | undefined>>;
 }
 
-const tfCore = tf as unknown as TfCoreLike;
-const engine = () => tf.engine() as unknown as { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
-
-function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  const t = getTracer();
-  if (t !== null) t.log('WARN', message);
-  else process.stderr.write(`dftracer: WARN: ${message}\n`);
-}
-const warned = new Set<string>();
+type Engine = { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
 
 const message = (e: unknown) => (e as Error)?.message ?? String(e);
+
+/**
+ * The tfjs module compiled calls run on (@dftracer/tfjs's resolveTf: the namespace handed over,
+ * else the installed tfjs-core), or null, said once, when there is none: the call then runs untraced.
+ */
+function tfjs(): TfCoreLike | null {
+  try {
+    return resolveTf(undefined, 'dynamo') as unknown as TfCoreLike;
+  } catch (e) {
+    warnOnce('dynamo:tfjs', `${message(e)}; compiled functions run untraced`);
+    return null;
+  }
+}
 
 /**
  * The process's dynamo hooks: one kernel-hub subscription (kept while a tracer runs, torn down
@@ -71,13 +73,24 @@ class Runtime {
   private unpatchReads: (() => void) | null = null;
   private readonly layerRestorers: (() => void)[] = [];
   private wrappedModels = new WeakSet<object>();
+  /** The tfjs module of the latest compiled call (set before anything reads the engine). */
+  private tf: TfCoreLike | null = null;
+
+  private engine(): Engine {
+    return this.tf!.engine() as unknown as Engine;
+  }
+
+  /** 1 while a gradient tape records (tf.grad's forward pass), else 0. */
+  gradEnabled(): 0 | 1 {
+    return this.tf !== null && this.engine().state.gradientDepth > 0 ? 1 : 0;
+  }
 
   // ---------------------------------------------------------------- hooks
 
   private hook(): void {
     if (this.unsubscribe !== null) return;
-    this.unsubscribe = subscribeKernels(tfCore, this.onKernel);
-    this.lastBackend = engine().backendName;
+    this.unsubscribe = subscribeKernels(this.tf!, this.onKernel);
+    this.lastBackend = this.engine().backendName;
     this.patchReads();
   }
 
@@ -102,7 +115,7 @@ class Runtime {
 
   /** A data read inside a compiled call ends the current graph (Dynamo's graph break). */
   private patchReads(): void {
-    const eng = engine();
+    const eng = this.engine();
     const restores: (() => void)[] = [];
     for (const m of ['readSync', 'read'] as const) {
       const own = Object.prototype.hasOwnProperty.call(eng, m);
@@ -167,18 +180,20 @@ class Runtime {
     const f = this.top;
     if (f !== null) return f.timing !== null && f.timing.decision.mode === 'timestamp';
     const tt = this.tapeTiming;
-    return tt !== null && tt.decision.mode === 'timestamp' && this.tape !== null && engine().state.activeTape === this.tape;
+    return tt !== null && tt.decision.mode === 'timestamp' && this.tape !== null && this.tf !== null && this.engine().state.activeTape === this.tape;
   };
 
   /** Throws where the active tfjs backend cannot honour `mode` (compile time). */
   checkDeviceTime(mode: DeviceTimeMode, where: string): void {
-    if (mode === 'timestamp' || mode === 'sync') decideDeviceTime(mode, backendFacts(tf as unknown as TfForDeviceTime), where);
+    if (mode !== 'timestamp' && mode !== 'sync') return;
+    const tf = tfjs();
+    if (tf !== null) decideDeviceTime(mode, backendFacts(tf as unknown as TfForDeviceTime), where);
   }
 
   private timingFor(mode: DeviceTimeMode): DeviceTiming {
     let t = this.timings.get(mode);
     if (t === undefined) {
-      const facts = tf as unknown as TfForDeviceTime;
+      const facts = this.tf as unknown as TfForDeviceTime;
       try {
         t = startDeviceTiming(facts, mode, 'dynamo', this.timestampWanted);
       } catch (e) {
@@ -211,10 +226,10 @@ class Runtime {
       this.hook();
       temporary = true;
     }
-    const eng = engine();
+    const eng = this.engine();
     if (this.unsubscribe !== null && eng.backendName !== this.lastBackend) {
       this.lastBackend = eng.backendName;
-      syncKernels(tfCore);
+      syncKernels(this.tf!);
       this.releaseTimings();
     }
     const timing = t !== null ? this.timingFor(deviceTime) : null;
@@ -257,7 +272,7 @@ class Runtime {
       }
     } else {
       // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
-      if (this.tape === null || !c.backward || engine().state.activeTape !== this.tape) return;
+      if (this.tape === null || !c.backward || this.engine().state.activeTape !== this.tape) return;
       backend = this.tapeBackend!;
       timing = this.tapeTiming;
       tracer = getTracer();
@@ -281,6 +296,9 @@ class Runtime {
 
   /** Runs one compiled call: its span, its kernels' events, and a graph capture when the guard is new. */
   call(state: CompiledState, fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[], prepare?: () => void): unknown {
+    const tf = tfjs();
+    if (tf === null) return fn.apply(self, args);
+    this.tf = tf;
     const backend = state.backend;
     let sig = '';
     let capture: GraphCapture | null = null;
@@ -300,7 +318,7 @@ class Runtime {
         warnOnce('layers', `dynamo: layers are not traced (${message(e)}); kernels are`);
       }
     }
-    const gradEnabled = engine().state.gradientDepth > 0 ? 1 : 0;
+    const gradEnabled = this.gradEnabled();
     const span = t?.enter();
     let result: unknown;
     let ok = false;
@@ -333,7 +351,7 @@ class Runtime {
   /** dataId → name of every registered variable (model weights included), as get_attr targets. */
   private params(): Map<object, string> {
     const m = new Map<object, string>();
-    const vars = engine().state.registeredVariables ?? {};
+    const vars = this.engine().state.registeredVariables ?? {};
     for (const name in vars) {
       const v = vars[name];
       if (v != null) m.set(v.dataId, name);
@@ -371,4 +389,4 @@ export function runtime(): Runtime {
   return (g[RUNTIME_KEY] ??= new Runtime());
 }
 
-export { warnOnce, message };
+export { message };

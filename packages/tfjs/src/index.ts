@@ -1,3 +1,15 @@
+export type { Tf } from './tf.js';
+export { loadTf } from './load/load-tf.js';
+export type { LoadedTf } from './load/load-tf.js';
+export type { LoadTfOptions } from './load/options.js';
+export type { CandidateName, TfDevice, TfPackage } from './load/candidates.js';
+export { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm/conv-grad.js';
+export { useTfNamespace, currentTf } from './namespace.js';
+export { resolveTf } from './resolve.js';
+export type { TfCoreModule } from './resolve.js';
+export { isAsyncBackend } from './async-backend.js';
+export { DTYPE_BYTES, dtypeBytes, numel, tensorBytes } from './tensors.js';
+export type { TensorMeta } from './tensors.js';
 export { subscribeKernels, syncKernels, kernelHubStatus } from './kernels/kernel-hub.js';
 export type { KernelCall, KernelListener } from './kernels/kernel-hub.js';
 export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './kernels/types.js';

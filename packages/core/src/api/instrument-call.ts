@@ -3,6 +3,7 @@ import { paramSlots, type ParamSlot } from './params.js';
 import type { Instrument } from './instrument.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue, Tracer } from '../types.js';
+import { isDescriptor } from '../plugin/descriptor.js';
 
 /** An event name: fixed, or made on first call from the receiver (`Class.method`). */
 export type EventName = string | ((self: unknown) => string);
@@ -193,10 +194,6 @@ export function construct<C extends abstract new (...args: any[]) => unknown>(ow
       }
     },
   });
-}
-
-function isDescriptor(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && ('value' in v || 'get' in v || 'set' in v) && ('configurable' in v || 'writable' in v || 'enumerable' in v);
 }
 
 function isClass(fn: unknown): boolean {

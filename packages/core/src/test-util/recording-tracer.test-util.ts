@@ -187,6 +187,13 @@ export class RecordingTracer implements Tracer {
     this.logs.push({ level, message });
   }
 
+  private readonly warned = new Set<string>();
+  warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log('WARN', message);
+  }
+
   // ---------------------------------------------------------------- test helpers
 
   /** POSIX events, oldest first by start time (ties by id). */

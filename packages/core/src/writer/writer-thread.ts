@@ -7,7 +7,7 @@ import type { Interner } from '../recording/interner.js';
 import type { SharedFile } from './trace-file.js';
 
 /**
- * Formatting and gzip cost far more than recording an event (DESIGN.md §7), so the main thread
+ * Formatting and gzip cost far more than recording an event (the core's bench), so the main thread
  * hands full buffers to a writer thread: typed arrays are transferred, not copied. The writer
  * formats, compresses and appends them in order; the main thread only waits when too much is in
  * flight (memory stays bounded) and at finalize, until everything handed over is written.

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { getTracer } from '@dftracer/core';
+import { perfMsToUs, warnOnce } from '@dftracer/core';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**
@@ -12,7 +12,7 @@ export interface KernelCall {
   readonly inputs: Readonly<Record<string, TensorInfoLike>>;
   readonly attrs: Readonly<Record<string, unknown>> | undefined;
   readonly outputs: readonly TensorInfoLike[];
-  /** µs since the epoch on the core's clock (Tracer.now()), fractional. */
+  /** Integer µs since the epoch on the core's clock (Tracer.now(), nowUs()). */
   readonly start: number;
   readonly end: number;
   /**
@@ -51,15 +51,8 @@ interface Installed {
   readonly wrapped: KernelConfigLike;
 }
 
-// The performance.now() origin, read once: the getter is slow.
-const ORIGIN_MS = performance.timeOrigin;
 const NO_INPUTS: Readonly<Record<string, TensorInfoLike>> = Object.freeze({});
 const NO_OUTPUTS: readonly TensorInfoLike[] = Object.freeze([]);
-
-/** µs since the epoch, fractional, from a performance.now() reading (same base as nowUs()). */
-function toUs(ms: number): number {
-  return (ORIGIN_MS + ms) * 1000;
-}
 
 function inBackwardScope(state: EngineStateLike): boolean {
   // The engine runs backprop under tidy('backward') with the tape still set and depth back at 0.
@@ -81,7 +74,8 @@ export class KernelHub {
   engine: EngineLike | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
-  private readonly warned = new WeakSet<KernelListener>();
+  // Each listener's warnings under a key of its own (listeners are functions, keys are strings).
+  private readonly listenerKeys = new WeakMap<KernelListener, string>();
   // One record per kernel depth: a kernel running inside another must not overwrite its record.
   private readonly records: MutableCall[] = [];
 
@@ -112,8 +106,8 @@ export class KernelHub {
         r.one[0] = out as TensorInfoLike;
         r.outputs = r.one;
       }
-      r.start = toUs(t0);
-      r.end = toUs(t1);
+      r.start = perfMsToUs(t0);
+      r.end = perfMsToUs(t1);
       r.gradDepth = st.gradientDepth;
       r.kernelDepth = depth;
       r.backward = inBackwardScope(st);
@@ -137,13 +131,13 @@ export class KernelHub {
   }
 
   private warnOnce(listener: KernelListener, e: unknown): void {
-    if (this.warned.has(listener)) return;
-    this.warned.add(listener);
+    let key = this.listenerKeys.get(listener);
+    if (key === undefined) {
+      key = `kernel-hub:${listener === dispatchKey ? 'engine' : `listener-${++listenerCount}`}`;
+      this.listenerKeys.set(listener, key);
+    }
     const what = listener === dispatchKey ? 'the kernel hub could not read the tfjs engine state' : `a kernel listener (${listener.name || 'anonymous'}) threw`;
-    const message = `${what}: ${(e as Error)?.message ?? String(e)}; the program goes on, this is reported once`;
-    const t = getTracer();
-    if (t !== null) t.log('WARN', message);
-    else process.stderr.write(`dftracer: WARN: ${message}\n`);
+    warnOnce(key, `${what}: ${(e as Error)?.message ?? String(e)}; the program goes on, this is reported once`);
   }
 
   /** Wraps every registered kernel not wrapped yet; returns how many were wrapped now. */
@@ -187,6 +181,8 @@ export class KernelHub {
     this.engine = null;
   }
 }
+
+let listenerCount = 0;
 
 /** Stands for the hub itself in the once-only warnings. */
 const dispatchKey: KernelListener = () => {};
