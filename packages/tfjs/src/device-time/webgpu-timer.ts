@@ -1,5 +1,4 @@
-import { performance } from 'node:perf_hooks';
-import { warnOnce } from './warn.js';
+import { nowUs, warnOnce } from '@dftracer/core';
 
 /** The parts of a GPUDevice / encoder / buffer the timer uses (structural: no DOM types needed). */
 export interface GpuBufferLike {
@@ -47,9 +46,6 @@ const SET_PROGRAMS = 2048;
 /** Programs and tickets remembered after resolution, for readers that come late. */
 const RING = 1 << 16;
 const MASK = RING - 1;
-
-const ORIGIN_MS = performance.timeOrigin;
-const hostUs = () => (ORIGIN_MS + performance.now()) * 1000;
 
 interface Waiter {
   readonly upTo: number;
@@ -160,7 +156,7 @@ export class WebGPUTimer {
   }
 
   private submitted(): void {
-    const t = hostUs();
+    const t = nowUs();
     for (let p = this.submittedUpTo; p < this.recorded; p++) this.submitAt[p & MASK] = t;
     this.submittedUpTo = this.recorded;
   }
