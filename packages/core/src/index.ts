@@ -6,8 +6,8 @@ export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, Step
 export { Instrument, instrument } from './api/instrument.js';
 export type { CallHooks, ChildOptions, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './api/instrument.js';
 export { getTracer, tracingEnabled } from './api/access.js';
-export { resolveConfig, ConfigError } from './api/config.js';
+export { ConfigError } from './config/resolve.js';
 export { fsPlugin } from './fs/index.js';
-export type { ConfigOptions } from './api/config.js';
+export type { ConfigOptions } from './config/settings.js';
 export { dftHash } from './recording/hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';

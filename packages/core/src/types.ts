@@ -40,6 +40,8 @@ export interface DFTracerConfig {
   readonly logLevel: LogLevel;
   /** DFTRACER_DISABLE_TIDS: write tid 0 (lanes keep small distinct tids). */
   readonly disableTids: boolean;
+  /** DFTRACER_WRITER_THREAD: format, gzip and write on a writer thread (off: on the traced thread). */
+  readonly writerThread: boolean;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
