@@ -1,8 +1,8 @@
 export { initializeLog, finalize, getTime, logMetadata, addPlugin } from './api/lifecycle.js';
 export { VERSION } from './api/version.js';
 export type { InitOptions, DFTracerLogger } from './api/lifecycle.js';
-export { dftFn, Profile, DftFn } from './api/dft-fn.js';
-export type { DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './api/dft-fn.js';
+export { dftFn, Profile } from './api/dft-fn.js';
+export type { DftFn, DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './api/dft-fn.js';
 export { Instrument, instrument } from './api/instrument.js';
 export type { CallHooks, ChildOptions, EventName, InstrumentIterOptions, InstrumentOptions, IterNames, RegionOptions, VariantOptions } from './api/instrument.js';
 export { getTracer, tracingEnabled } from './api/access.js';
