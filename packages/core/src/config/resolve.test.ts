@@ -23,8 +23,9 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'fast' })).toThrow(/DFTRACER_GZIP_ENCODER="fast".*auto, custom, zlib/);
   });
 
-  it('chooses the gzip encoder: auto by default, zlib or custom by variable or option', () => {
-    expect(resolveConfig({}, {}).gzipEncoder).toBe('auto');
+  it('chooses the gzip encoder: zlib by default, auto or custom by variable or option', () => {
+    expect(resolveConfig({}, {}).gzipEncoder).toBe('zlib');
+    expect(resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'Auto' }).gzipEncoder).toBe('auto');
     expect(resolveConfig({}, { DFTRACER_GZIP_ENCODER: ' ZLIB ' }).gzipEncoder).toBe('zlib');
     expect(resolveConfig({ gzipEncoder: 'custom' }, { DFTRACER_GZIP_ENCODER: 'zlib' }).gzipEncoder).toBe('custom');
     expect(() => resolveConfig({ gzipEncoder: 'gzip' as 'zlib' })).toThrow(/option gzipEncoder=gzip.*auto, custom, zlib/);

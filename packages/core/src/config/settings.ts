@@ -61,7 +61,7 @@ export const SETTINGS: Settings = {
   disableIo: { variable: 'DFTRACER_DISABLE_IO', kind: bool, default: false, shownDefault: 'off', meaning: 'do not trace `node:fs`' },
   compression: { variable: 'DFTRACER_TRACE_COMPRESSION', kind: bool, default: true, shownDefault: 'on', meaning: 'gzip the file, one member per flush' },
   compressionLevel: { variable: 'DFTRACER_COMPRESSION_LEVEL', kind: int(1, 9), default: 1, shownDefault: '1', meaning: '1–9; see [Compression](#compression)' },
-  gzipEncoder: { variable: 'DFTRACER_GZIP_ENCODER', kind: oneOf<GzipEncoder>(['auto', 'custom', 'zlib'], (s) => s.toLowerCase()), default: 'auto', shownDefault: '`auto`', meaning: '`auto`, `zlib` or `custom`; see [Compression](#compression)' },
+  gzipEncoder: { variable: 'DFTRACER_GZIP_ENCODER', kind: oneOf<GzipEncoder>(['auto', 'custom', 'zlib'], (s) => s.toLowerCase()), default: 'zlib', shownDefault: '`zlib`', meaning: '`zlib`, `auto` or `custom`; see [Compression](#compression)' },
   writeBufferSize: { variable: 'DFTRACER_WRITE_BUFFER_SIZE', kind: int(1, 1 << 30), default: DEFAULT_WRITE_BUFFER_SIZE, shownDefault: String(DEFAULT_WRITE_BUFFER_SIZE), meaning: 'bytes of events buffered before a flush' },
   bindSignals: { variable: 'DFTRACER_BIND_SIGNALS', kind: bool, default: false, shownDefault: 'off', meaning: 'on SIGINT/SIGTERM/SIGHUP flush and close, then die by the signal' },
   logLevel: { variable: 'DFTRACER_LOG_LEVEL', kind: oneOf<LogLevel>(['ERROR', 'WARN', 'INFO', 'DEBUG'], (s) => s.toUpperCase(), { WARNING: 'WARN' }), default: 'WARN', shownDefault: '`WARN`', meaning: "the tracer's own messages on stderr: `ERROR`, `WARN`, `INFO`, `DEBUG`" },
