@@ -26,8 +26,8 @@ export interface DFTracerConfig {
   /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
   readonly compression: boolean;
   /**
-   * DFTRACER_COMPRESSION_LEVEL, 1–9: 1 (the default) and 2–6 are the hand-written encoder (2–6
-   * copy from more earlier lines: fewer bytes where values recur, more CPU), 7–9 zlib at that level.
+   * DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level; with the hand-written encoder
+   * (`auto`, `custom`) 2–6 copy from more earlier lines and 7–9 are zlib at that level.
    */
   readonly compressionLevel: number;
   /** DFTRACER_GZIP_ENCODER: which gzip encoder writes the batches (see GzipEncoder). */
@@ -40,14 +40,17 @@ export interface DFTracerConfig {
   readonly logLevel: LogLevel;
   /** DFTRACER_DISABLE_TIDS: write tid 0 (lanes keep small distinct tids). */
   readonly disableTids: boolean;
+  /** DFTRACER_WRITER_THREAD: format, gzip and write on a writer thread (off: on the traced thread). */
+  readonly writerThread: boolean;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
 
 /**
- * - `auto` (default): the hand-written encoder, with zlib taking the batches where it writes fewer
- *   bytes (measured on a sample of batches), so a trace is never larger than zlib's;
- * - `zlib`: zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
+ * - `zlib` (default): zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
+ * - `auto`: the hand-written encoder, with zlib taking the batches where it writes fewer bytes
+ *   (measured on a sample of batches), so a trace is never larger than zlib's: fewer bytes and
+ *   less CPU on uniform floods of I/O events, more CPU elsewhere;
  * - `custom`: the hand-written encoder on every batch it can take, never measured (for comparisons).
  */
 export type GzipEncoder = 'auto' | 'custom' | 'zlib';

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
-import { underPrefix } from '../api/config.js';
+import { underPrefix } from '../config/data-dirs.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
 import { EventBuffer, MAX_SHAPE_KEYS } from './event-buffer.js';
 import { Interner } from './interner.js';
@@ -498,7 +498,7 @@ export class ThreadTracer implements Tracer {
 
   /** Moves formatting, gzip and writing of this thread's events to a writer thread. */
   startWriter(): void {
-    if (this.writer !== null) return;
+    if (this.writer !== null || !this.config.writerThread) return;
     try {
       this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel]);
     } catch (e) {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { nowUs } from '../recording/clock.js';
 import { dftHash } from '../recording/hash.js';
+import { resolveConfig } from '../config/resolve.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** One recorded complete event. `lane` is 0 for sync events, the async lane otherwise. */
@@ -46,21 +47,8 @@ export class RecordingTracer implements Tracer {
     dataDirs: readonly string[] | 'all',
     readonly traceFile = '/nonexistent/trace.pfw',
   ) {
-    this.config = {
-      enable: true,
-      logFile: traceFile,
-      dataDirs: dataDirs === 'all' ? [] : dataDirs.map((d) => resolve(d)),
-      traceAll: dataDirs === 'all',
-      incMetadata: true,
-      disableIo: false,
-      compression: false,
-      compressionLevel: 1,
-      gzipEncoder: 'auto',
-      writeBufferSize: 1 << 20,
-      bindSignals: false,
-      logLevel: 'WARN',
-      disableTids: false,
-    };
+    // Every other setting at its default, whatever settings are added.
+    this.config = resolveConfig({ enable: true, logFile: traceFile, dataDir: dataDirs, compression: false }, {});
   }
 
   private tick(): void {

@@ -139,7 +139,6 @@ export class WriterThread {
 
   /** Opens a session on the writer thread, or returns null when the writer entry is unavailable (run from source). */
   static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
-    if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
