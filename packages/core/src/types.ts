@@ -40,6 +40,8 @@ export interface DFTracerConfig {
   readonly logLevel: LogLevel;
   /** DFTRACER_DISABLE_TIDS: write tid 0 (lanes keep small distinct tids). */
   readonly disableTids: boolean;
+  /** DFTRACER_COUNTERS_INTERVAL_MS: ms between counter samples (`"ph":"C"` records); 0: none. */
+  readonly countersIntervalMs: number;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';

@@ -46,6 +46,7 @@ export function childEnv(config: DFTracerConfig): Record<string, string> {
     DFTRACER_BIND_SIGNALS: bool(config.bindSignals),
     DFTRACER_LOG_LEVEL: config.logLevel,
     DFTRACER_DISABLE_TIDS: bool(config.disableTids),
+    DFTRACER_COUNTERS_INTERVAL_MS: String(config.countersIntervalMs),
   };
   // A prefix holding ':' cannot be written in the ':'-separated list: the child then keeps whatever it inherited.
   if (config.traceAll) env.DFTRACER_DATA_DIR = 'all';

@@ -16,6 +16,8 @@ export interface ConfigOptions {
   bindSignals?: boolean;
   logLevel?: LogLevel;
   disableTids?: boolean;
+  /** Counter sampling interval in ms (DFTRACER_COUNTERS_INTERVAL_MS); 0 turns counters off. */
+  countersIntervalMs?: number;
 }
 
 /** A configuration value that is not one of the accepted ones; the message names the source. */
@@ -30,6 +32,9 @@ const LEVELS: readonly LogLevel[] = ['ERROR', 'WARN', 'INFO', 'DEBUG'];
 const ENCODERS: readonly GzipEncoder[] = ['auto', 'custom', 'zlib'];
 
 export const DEFAULT_WRITE_BUFFER_SIZE = 1 << 20;
+/** Counters (issue 24): one sample per 100 ms costs far below measurement noise (core/README, `pnpm bench`). */
+export const DEFAULT_COUNTERS_INTERVAL_MS = 100;
+const MAX_COUNTERS_INTERVAL_MS = 3_600_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -120,5 +125,6 @@ export function resolveConfig(options: ConfigOptions = {}, env: Env = process.en
     bindSignals: options.bindSignals !== undefined ? checkBool('bindSignals', options.bindSignals) : envBool(env, 'DFTRACER_BIND_SIGNALS', false),
     logLevel: options.logLevel !== undefined ? checkLevel('option logLevel', options.logLevel) : env.DFTRACER_LOG_LEVEL?.trim() ? checkLevel('DFTRACER_LOG_LEVEL', env.DFTRACER_LOG_LEVEL) : 'WARN',
     disableTids: options.disableTids !== undefined ? checkBool('disableTids', options.disableTids) : envBool(env, 'DFTRACER_DISABLE_TIDS', false),
+    countersIntervalMs: options.countersIntervalMs !== undefined ? checkInt('countersIntervalMs', options.countersIntervalMs, 0, MAX_COUNTERS_INTERVAL_MS) : envInt(env, 'DFTRACER_COUNTERS_INTERVAL_MS', DEFAULT_COUNTERS_INTERVAL_MS, 0, MAX_COUNTERS_INTERVAL_MS),
   };
 }

@@ -60,6 +60,7 @@ export class RecordingTracer implements Tracer {
       bindSignals: false,
       logLevel: 'WARN',
       disableTids: false,
+      countersIntervalMs: 0,
     };
   }
 
