@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { getTracer } from '@dftracer/core';
+import { trackTfjsMemory, type TfMemoryLike } from '../counters/tfjs-memory.js';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**
@@ -74,6 +75,8 @@ class KernelHub {
   listeners: readonly KernelListener[] = [];
   tf: TfCoreLike | null = null;
   engine: EngineLike | null = null;
+  /** Stops the tfjs memory counter started with the first subscription. */
+  untrackMemory: (() => void) | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
   private readonly warned = new WeakSet<KernelListener>();
@@ -177,6 +180,8 @@ class KernelHub {
       }
     }
     this.installed.clear();
+    this.untrackMemory?.();
+    this.untrackMemory = null;
     this.tf = null;
     this.engine = null;
   }
@@ -227,6 +232,8 @@ export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): 
   if (hub.tf === null) {
     hub.tf = tfCore;
     hub.engine = tfCore.engine();
+    // A tfjs backend is in use: its tensor counts go beside the events as a counter track.
+    hub.untrackMemory = trackTfjsMemory(tfCore as unknown as TfMemoryLike);
   }
   hub.listeners = [...hub.listeners, listener];
   hub.sync(hub.tf);
