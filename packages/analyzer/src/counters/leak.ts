@@ -7,8 +7,8 @@
  * rises only when memory is never given back. Growth is a leak when that floor keeps rising to the
  * last step, in at least 3 rises none more than a quarter of the steps apart, over at least 3 steps
  * and a fifth of the run; a warm-up (model variables, optimizer slots) rises early and then stops,
- * so it is not one. The rate is the least-squares slope of the floor over the growth, per step (or
- * per second when the trace has no steps).
+ * so it is not one, and a growth run that starts with one is measured from its last jump. The rate
+ * is the Theil–Sen slope of the floor over the steady growth, per step (per second without steps).
  */
 
 export interface StepMark {
@@ -51,9 +51,15 @@ export function steadyGrowth(samples: ReadonlyArray<{ ts: number; v: number }>, 
   const total = floor[n - 1]! - floor[begin - 1]!;
   const runSpan = xs[n - 1]! - x0;
   if (runRises < 3 || total < minTotal || runSpan < (steps.length > 0 ? 3 : 0) || runSpan < span / 5) return null;
-  const rate = begin + 1 < n ? slope(xs.slice(begin), floor.slice(begin)) : total / runSpan;
-  const startPoint = points[begin - 1]!;
-  return { rate, per: steps.length > 0 ? 'step' : 's', began: startPoint.mark === null ? null : { epoch: startPoint.mark.epoch, step: startPoint.mark.step }, total };
+  // A warm-up (optimizer state) jumps early in the run: the steady growth starts after its last jump.
+  let start = begin - 1;
+  const rough = theilSen(xs.slice(start), floor.slice(start));
+  for (let j = begin; j < n; j++) if (floor[j]! - floor[j - 1]! > 2 * rough * (xs[j]! - xs[j - 1]!) + 1) start = j;
+  if (start >= n - 2) return null; // nothing steady after the jumps
+  const rate = theilSen(xs.slice(start), floor.slice(start));
+  if (!(rate > 0)) return null;
+  const from = points[start]!;
+  return { rate, per: steps.length > 0 ? 'step' : 's', began: from.mark === null ? null : { epoch: from.mark.epoch, step: from.mark.step }, total };
 }
 
 interface Point {
@@ -82,15 +88,18 @@ function place(samples: ReadonlyArray<{ ts: number; v: number }>, steps: readonl
   return out;
 }
 
-function slope(xs: readonly number[], ys: readonly number[]): number {
-  const n = xs.length;
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < n; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my);
-    den += (xs[i]! - mx) ** 2;
+/**
+ * The median of the slopes between pairs of points (Theil–Sen): a step that leaks every other
+ * step reads as half, and a stray jump does not pull it. Long series are thinned to ~400 points.
+ */
+function theilSen(xs: readonly number[], ys: readonly number[]): number {
+  const stride = Math.max(1, Math.ceil(xs.length / 400));
+  const slopes: number[] = [];
+  for (let i = 0; i < xs.length; i += stride) {
+    for (let j = i + stride; j < xs.length; j += stride) if (xs[j] !== xs[i]) slopes.push((ys[j]! - ys[i]!) / (xs[j]! - xs[i]!));
   }
-  return den === 0 ? 0 : num / den;
+  if (slopes.length === 0) return 0;
+  slopes.sort((a, b) => a - b);
+  const m = slopes.length >> 1;
+  return slopes.length & 1 ? slopes[m]! : (slopes[m - 1]! + slopes[m]!) / 2;
 }
