@@ -14,6 +14,9 @@ describe('demo', () => {
     expect(run.stdout).toMatch(/epoch 2\/2 .* held-out accuracy/);
     expect(run.stdout).toContain(`trace ${run.files[0]}`);
     expect(run.stdout).toMatch(/report {2}\S+report\.html/);
+    // the counter tracks: memory beside the events, and no tensor leak in a loop that disposes
+    expect(run.stdout).toMatch(/\nmemory {3}rss peak [\d.,]+ [KMG]i?B, heap peak [\d.,]+ [KMG]i?B, tfjs peak [\d,]+ tensors/);
+    expect(run.stdout).toMatch(/tensor leak: none\n/);
   });
 
   it('holds POSIX, data, dataloader, compute and pipeline events', () => {
