@@ -108,7 +108,9 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
 async function tfjsMemory(duck: Duck, pid: number, peakTensors: number, peakBytes: number): Promise<TfjsMemory> {
   const rows = await duck.all(`SELECT ts, max(value) FILTER (WHERE series = 'num_tensors') AS t, max(value) FILTER (WHERE series = 'num_bytes') AS b
     FROM counters WHERE pid = ${pid} AND cat = 'tfjs' AND name = 'memory' GROUP BY ts ORDER BY ts`);
-  const steps: StepMark[] = (await duck.all(`SELECT ts, epoch, step FROM counter_steps WHERE pid = ${pid} ORDER BY ts`)).map((s) => ({ ts: num(s.ts), epoch: s.epoch == null ? null : num(s.epoch), step: num(s.step) }));
+  let steps: StepMark[] = (await duck.all(`SELECT ts, epoch, step FROM counter_steps WHERE pid = ${pid} ORDER BY ts`)).map((s) => ({ ts: num(s.ts), epoch: s.epoch == null ? null : num(s.epoch), step: num(s.step) }));
+  // Where steps carry epochs, events with a step and no epoch (another numbering) would interleave with them.
+  if (steps.some((s) => s.epoch !== null)) steps = steps.filter((s) => s.epoch !== null);
   const series = (k: 't' | 'b') => rows.filter((r) => r[k] != null).map((r) => ({ ts: num(r.ts), v: num(r[k]) }));
   const tensors = steadyGrowth(series('t'), steps, MIN_TENSORS);
   const bytes = steadyGrowth(series('b'), steps, MIN_BYTES);

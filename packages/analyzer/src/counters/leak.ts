@@ -54,7 +54,9 @@ export function steadyGrowth(samples: ReadonlyArray<{ ts: number; v: number }>, 
   // A warm-up (optimizer state) jumps early in the run: the steady growth starts after its last jump.
   let start = begin - 1;
   const rough = theilSen(xs.slice(start), floor.slice(start));
-  for (let j = begin; j < n; j++) if (floor[j]! - floor[j - 1]! > 2 * rough * (xs[j]! - xs[j - 1]!) + 1) start = j;
+  // (only in the run's first third: later, sparse samples make the floor rise in uneven stairs)
+  const early = begin + (n - begin) / 3;
+  for (let j = begin; j < early; j++) if (floor[j]! - floor[j - 1]! > 2 * rough * (xs[j]! - xs[j - 1]!) + 1) start = j;
   if (start >= n - 2) return null; // nothing steady after the jumps
   const rate = theilSen(xs.slice(start), floor.slice(start));
   if (!(rate > 0)) return null;
