@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { head } from './check.js';
 import { isGzipFile } from './lines.js';
+import { countersFromRaw } from './counters/counter-table.js';
 
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
@@ -414,4 +415,5 @@ export async function loadEvents(duck: Duck, files: string[], opts: { materializ
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
+  await countersFromRaw(duck, opts.materialize);
 }

@@ -449,6 +449,7 @@ export class LineScanner {
     if (buf[p + 2] !== 116 /* ,"t(s) */) return this.fastMetaTail(p, lineNo); // metadata with an id (older E2)
     if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
     this.ts = this.v;
+    if (buf[p + 2] === 112 /* ,"p(h) */) return this.fastCounterTail(p, lineNo); // a counter sample with an id (dftracer.js)
     if ((p = this.uint(this.m(p, L_DUR))) < 0) return -1;
     this.dur = this.v;
     if ((p = this.m(p, L_PH_X)) < 0) return -1;
@@ -605,15 +606,26 @@ export class LineScanner {
     if (p < 0) return -1;
     if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
       if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
-      if ((p = this.m(p, L_PH_C)) < 0) return -1;
-      if (buf[p] !== C.RBRACE) {
-        if ((p = this.m(p, L_ARGS)) < 0) return -1;
-        p = scanObjectBody(buf, p, 1);
-        if (p < 0 || buf[p] !== C.RBRACE) return -1;
-      }
-      return buf[p + 1] === C.NL ? p + 2 : -1;
+      return this.fastCounterTail(p, lineNo);
     }
     return this.fastMetaTail(p, lineNo);
+  }
+
+  /**
+   * `,"ph":"C"[,"args":{…}]}` of a counter sample (upstream's aggregation records, dftracer.js's
+   * counters): a record like metadata for ids and `end.num_events`.
+   */
+  private fastCounterTail(p: number, lineNo: number): number {
+    const buf = this.buf;
+    if ((p = this.m(p, L_PH_C)) < 0) return -1;
+    if (buf[p] !== C.RBRACE) {
+      if ((p = this.m(p, L_ARGS)) < 0) return -1;
+      p = scanObjectBody(buf, p, 1);
+      if (p < 0 || buf[p] !== C.RBRACE) return -1;
+    }
+    if (buf[p + 1] !== C.NL) return -1;
+    this.recordMeta(lineNo);
+    return p + 2;
   }
 
   /** `,"ph":"M","args":{…}}` of a metadata line. */
@@ -785,7 +797,7 @@ export class LineScanner {
     if (numbersFromStrings(o)) this.quirk('string-numbers', lineNo);
     const ph = o.ph;
     const isInt = (x: unknown, min = 0) => typeof x === 'number' && Number.isInteger(x) && x >= min;
-    const order = ph === 'M' ? (keys[0] === 'id' ? ['id', ...M_ORDER] : M_ORDER) : ph === 'C' ? C_ORDER : X_ORDER;
+    const order = ph === 'M' || ph === 'C' ? (keys[0] === 'id' ? ['id', ...(ph === 'M' ? M_ORDER : C_ORDER)] : ph === 'M' ? M_ORDER : C_ORDER) : X_ORDER;
     const want = order.filter((k) => k !== 'args' || 'args' in o);
     if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) {
       const missing = want.filter((k) => !(k in o));

@@ -19,6 +19,7 @@
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
 import { splitTime, type SplitColumns } from './time-split.js';
+import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
 export interface NameStats {
@@ -118,6 +119,8 @@ export interface Summary {
   top_events: TopEvent[];
   /** Whether p50/p99 are exact or t-digest estimates (beyond 20 M events). */
   percentiles: 'exact' | 'approximate';
+  /** What the counter tracks say per process (`"ph":"C"` records: memory, CPU, event loop, GC, tfjs tensors); empty without them. */
+  counters: ProcessCounters[];
 }
 
 export interface SummaryOptions {
@@ -164,7 +167,9 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   const second = await duck.connect();
   const split = timeSplit(second, opts.splitInMemoryMax);
   try {
-    return await groupedSummary(duck, files, opts, split);
+    const summary = await groupedSummary(duck, files, opts, split);
+    summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+    return summary;
   } finally {
     await split.catch(() => undefined); // settled before its connection closes
     second.close();
@@ -307,6 +312,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     files: fileRows,
     top_events: topEvents,
     percentiles: exact ? 'exact' : 'approximate',
+    counters: [],
   };
 }
 
@@ -437,6 +443,7 @@ export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
       `other ${fmtDuration(t.other_us)} (${fmtPct(t.other_us, procTime)})  ` +
       `read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
   );
+  out.push(...formatCounters(s.counters ?? []));
   out.push('');
   out.push('Processes');
   out.push(

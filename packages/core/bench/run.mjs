@@ -40,7 +40,7 @@ if (ONLY !== 'replay') core();
 if (ONLY !== 'core') replays();
 
 function core() {
-  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired'].map((c) => [c, run(c)]));
+  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
   const rows = [
     ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
     ['the same, untraced and traced bursts alternating in one process', f(r.tracedPaired.addedNs), '≤ 150', `${f(r.tracedPaired.aboveFloorNs)} above the clock floor measured alongside (${f(r.tracedPaired.floorNs)})`],
@@ -52,6 +52,8 @@ function core() {
     ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
     ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns (untraced and traced in separate processes)`],
     ['the same, untraced and traced bursts alternating in one process', `+${f((r.fsPaired.ratio - 1) * 100)} %`, '≤ +40 %', `${f(r.fsPaired.untracedNs)} → ${f(r.fsPaired.tracedNs)} ns (median of per-pair ratios)`],
+    ['counters at the default interval (100 ms), traced calls: on ÷ off, ns per call', `${f((r.countersPaired.wallRatio - 1) * 100, 1)} %`, 'within noise', `${f(r.countersPaired.offNs, 1)} → ${f(r.countersPaired.onNs, 1)} ns; 1 s sessions alternating, round-to-round spread ${f(r.countersPaired.spread * 100, 1)} %`],
+    ['the same, process CPU per call (writer thread and its counter timer included)', `${f((r.countersPaired.cpuRatio - 1) * 100, 1)} %`, 'within noise', ''],
   ];
   console.log(`\n@dftracer/core bench (node ${process.version}, median of ${REPS} processes)\n`);
   console.log('| measure | value | target | note |\n|---|---|---|---|');

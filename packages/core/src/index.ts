@@ -8,6 +8,8 @@ export type { CallHooks, ChildOptions, EventName, InstrumentIterOptions, Instrum
 export { getTracer, tracingEnabled } from './api/access.js';
 export { ConfigError } from './config/resolve.js';
 export { fsPlugin } from './fs/index.js';
+export { counter, addCounterSampler } from './api/counters.js';
+export type { CounterSampler, CounterValues, EmitCounter } from './api/counters.js';
 export type { ConfigOptions } from './config/settings.js';
 export { dftHash } from './recording/hash.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';

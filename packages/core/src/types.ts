@@ -42,6 +42,8 @@ export interface DFTracerConfig {
   readonly disableTids: boolean;
   /** DFTRACER_WRITER_THREAD: format, gzip and write on a writer thread (off: on the traced thread). */
   readonly writerThread: boolean;
+  /** DFTRACER_COUNTERS_INTERVAL_MS: ms between counter samples (`"ph":"C"` records); 0: none. */
+  readonly countersIntervalMs: number;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';

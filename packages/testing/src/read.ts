@@ -62,6 +62,7 @@ export function fromEvents(lines: string[], events: TraceEvent[]): Trace {
     events,
     complete,
     meta: events.filter((e) => e.ph === 'M'),
+    counters: events.filter((e) => e.ph === 'C'),
     program: complete.filter((e) => e.cat !== 'dftracer'),
     byId: new Map(complete.map((e) => [e.id, e])),
   };

@@ -23,3 +23,5 @@ export { adapterText, describeAdapter } from './webgpu/adapter.js';
 export type { AdapterReport } from './webgpu/adapter.js';
 export type { WebGPUOptions } from './webgpu/options.js';
 export { setUpWebGPU } from './load/webgpu.js';
+export { trackTfjsMemory } from './counters/tfjs-memory.js';
+export type { TfMemoryInfo, TfMemoryLike } from './counters/tfjs-memory.js';

@@ -41,6 +41,13 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   if (t.idle_us > 0) console.log(`  idle     ${ms(t.idle_us).padStart(10)}  ${pct(t.idle_us, wall).padStart(5)}   (inside no event)`);
   if (t.overlap_us > 0) console.log(`  I/O and compute at once: ${ms(t.overlap_us)}`);
 
+  // The counter tracks beside the events (memory, CPU, event loop, GC, tfjs tensors).
+  for (const p of s.counters) {
+    if (p.rss || p.heap_used) console.log(`\nmemory   rss peak ${p.rss ? kib(p.rss.peak) : '–'}, heap peak ${p.heap_used ? kib(p.heap_used.peak) : '–'}${p.tfjs ? `, tfjs peak ${p.tfjs.peak_tensors.toLocaleString('en')} tensors (${kib(p.tfjs.peak_bytes)})` : ''}`);
+    if (p.cpu_pct || p.gc) console.log(`  CPU ${p.cpu_pct ? `mean ${p.cpu_pct.mean.toFixed(0)} %` : '–'}, GC ${p.gc ? `${ms(p.gc.pause_us)} (${(p.gc.share * 100).toFixed(1)} % of wall)` : '–'}`);
+    if (p.tfjs) console.log(`  tensor leak: ${p.tfjs.verdict}`);
+  }
+
   console.log(`\ntime by category`);
   for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer')) console.log(`  ${c.cat.padEnd(12)} ${String(c.count).padStart(7)} events  ${ms(c.total_us).padStart(10)}`);
 

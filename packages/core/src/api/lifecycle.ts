@@ -149,6 +149,11 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     // child_process and cluster children inherit the resolved settings and write their own files.
     exportToChildren(config);
   }
+  // Counters (counters/): the program's thread samples its own figures; a worker's heap and loop are its own, not the program's.
+  if (isMainThread) {
+    tracer.startCounters();
+    state.teardowns.push(() => tracer.stopCounters());
+  }
   return loggerFor(tracer);
 }
 

@@ -19,6 +19,8 @@ export interface ConfigOptions {
   logLevel?: LogLevel;
   disableTids?: boolean;
   writerThread?: boolean;
+  /** Counter sampling interval in ms (DFTRACER_COUNTERS_INTERVAL_MS); 0 turns counters off. */
+  countersIntervalMs?: number;
 }
 
 /** One setting: an option, its variable, how its value is read, its default and what children inherit. */
@@ -43,6 +45,8 @@ type ValueOf<K extends keyof ConfigOptions> = K extends keyof DFTracerConfig ? D
 export type Settings = { readonly [K in keyof ConfigOptions]-?: Setting<ValueOf<K>> };
 
 export const DEFAULT_WRITE_BUFFER_SIZE = 1 << 20;
+/** One sample per 100 ms costs far below measurement noise (`pnpm bench`: countersPaired). */
+export const DEFAULT_COUNTERS_INTERVAL_MS = 100;
 
 /**
  * The configuration, declared once: options, variables, errors, children's environment and the
@@ -67,6 +71,7 @@ export const SETTINGS: Settings = {
   logLevel: { variable: 'DFTRACER_LOG_LEVEL', kind: oneOf<LogLevel>(['ERROR', 'WARN', 'INFO', 'DEBUG'], (s) => s.toUpperCase(), { WARNING: 'WARN' }), default: 'WARN', shownDefault: '`WARN`', meaning: "the tracer's own messages on stderr: `ERROR`, `WARN`, `INFO`, `DEBUG`" },
   disableTids: { variable: 'DFTRACER_DISABLE_TIDS', kind: bool, default: false, shownDefault: 'off', meaning: 'write `tid` 0 (async lanes keep small distinct tids)' },
   writerThread: { variable: 'DFTRACER_WRITER_THREAD', kind: bool, default: true, shownDefault: 'on', meaning: 'format and write on a writer thread; off: on the traced thread' },
+  countersIntervalMs: { variable: 'DFTRACER_COUNTERS_INTERVAL_MS', kind: int(0, 3_600_000), default: DEFAULT_COUNTERS_INTERVAL_MS, shownDefault: String(DEFAULT_COUNTERS_INTERVAL_MS), meaning: 'ms between counter samples (`"ph":"C"` records: memory, CPU, event loop, GC, I/O, tfjs tensors); `0`: none' },
 };
 
 export type SettingName = keyof ConfigOptions;

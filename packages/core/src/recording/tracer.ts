@@ -12,11 +12,13 @@ import { type FormatContext } from '../format/format-events.js';
 import { BatchEncoder } from '../gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from '../format/line-format.js';
-import { COUNT_SLOT, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
+import { COUNT_SLOT, ID_BLOCK, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
 import { cleanTime, isCleanTime } from './times.js';
 import { SyncStack } from './sync-stack.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
+import { counterLine, type CounterValues } from '../counters/counter-line.js';
+import { ThreadCounters } from '../counters/thread-counters.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
@@ -40,8 +42,6 @@ export interface ThreadIdentity {
 }
 
 const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
-/** Ids are handed out to threads in blocks so threads of one file never share an id. */
-const ID_BLOCK = 4096;
 /** Ids used of a thread's first block (see nextId). */
 const FIRST_IDS = 64;
 /**
@@ -56,6 +56,8 @@ const SHAPE_SLOTS = 2 + MAX_SHAPE_KEYS;
 const BYTES_PER_EVENT = 192;
 /** Named tracks (Tracer.track) take tids from here up within a thread's block of 10000. */
 const TRACK_BASE = 9000;
+/** The counters' next sample time while none run: never. */
+const NO_COUNTERS = new Float64Array([Infinity]);
 
 /**
  * The tracer of one thread. All threads of a process write into the same TraceFile; each has its
@@ -111,6 +113,9 @@ export class ThreadTracer implements Tracer {
   private nextLane = 1;
   private readonly namedTids = new Set<number>();
   private readonly tracks = new Map<string, number>();
+  /** Counter sampling of this thread (counters/), and its next sample time (µs) that events compare with. */
+  private counters: ThreadCounters | null = null;
+  private counterDue: Float64Array = NO_COUNTERS;
 
   constructor(
     readonly config: DFTracerConfig,
@@ -391,8 +396,11 @@ export class ThreadTracer implements Tracer {
     const s = this.shapes;
     const b = this.buf;
     b.times(ts, dur);
+    const i = b.count;
     b.pushValues(s[at]!, id, this.pTid, this.pLevel + 1, this.pId, s, at + 2, s[at + 1]!, v0, v1, v2, v3, this.interner);
+    const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
+    if (end >= this.counterDue[0]!) this.counters!.poll();
   }
 
   hashFile(path: string): string {
@@ -459,8 +467,11 @@ export class ThreadTracer implements Tracer {
       return;
     }
     const b = this.buf;
+    const i = b.count;
     b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
+    const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
+    if (end >= this.counterDue[0]!) this.counters!.poll();
   }
 
   /**
@@ -472,6 +483,35 @@ export class ThreadTracer implements Tracer {
     this.pendingMeta += metadataLine(name, this.nextId(), this.identity.pid, tid, this.hostHash, argName, value, this.fmt.onTruncated);
     this.pendingMetaCount++;
     if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
+  }
+
+  /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
+  counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
+    if (!this.active) return;
+    const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values);
+    if (line === null) return;
+    this.pendingMeta += line;
+    this.pendingMetaCount++;
+    if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
+  }
+
+  /** Starts sampling counters on this thread (config.countersIntervalMs > 0); stopCounters ends it. */
+  startCounters(): void {
+    if (this.counters !== null || this.config.countersIntervalMs <= 0) return;
+    this.counters = new ThreadCounters(this, this.config.countersIntervalMs);
+    this.counterDue = this.counters.due;
+  }
+
+  stopCounters(): void {
+    const c = this.counters;
+    if (c === null) return;
+    this.counterDue = NO_COUNTERS;
+    this.counters = null;
+    c.stop();
+  }
+
+  get writerSamplesProcess(): boolean {
+    return this.writer !== null && this.config.countersIntervalMs > 0;
   }
 
   private nameTid(tid: number, name: string): void {
@@ -500,7 +540,9 @@ export class ThreadTracer implements Tracer {
   startWriter(): void {
     if (this.writer !== null || !this.config.writerThread) return;
     try {
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel]);
+      const every = this.config.countersIntervalMs;
+      const counters = every > 0 ? { intervalMs: every, pid: this.identity.pid, tid: this.identity.tid, hhash: this.hostHash } : null;
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }

@@ -48,7 +48,7 @@ export class RecordingTracer implements Tracer {
     readonly traceFile = '/nonexistent/trace.pfw',
   ) {
     // Every other setting at its default, whatever settings are added.
-    this.config = resolveConfig({ enable: true, logFile: traceFile, dataDir: dataDirs, compression: false }, {});
+    this.config = resolveConfig({ enable: true, logFile: traceFile, dataDir: dataDirs, compression: false, countersIntervalMs: 0 }, {});
   }
 
   private tick(): void {

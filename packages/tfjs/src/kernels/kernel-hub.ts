@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { perfMsToUs, warnOnce } from '@dftracer/core';
+import { trackTfjsMemory, type TfMemoryLike } from '../counters/tfjs-memory.js';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**
@@ -72,6 +73,8 @@ export class KernelHub {
   deviceClaim: (() => number) | null = null;
   tf: TfCoreLike | null = null;
   engine: EngineLike | null = null;
+  /** Stops the tfjs memory counter started with the first subscription. */
+  untrackMemory: (() => void) | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
   // Each listener's warnings under a key of its own (listeners are functions, keys are strings).
@@ -177,6 +180,8 @@ export class KernelHub {
       }
     }
     this.installed.clear();
+    this.untrackMemory?.();
+    this.untrackMemory = null;
     this.tf = null;
     this.engine = null;
   }
@@ -230,6 +235,8 @@ export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): 
   if (hub.tf === null) {
     hub.tf = tfCore;
     hub.engine = tfCore.engine();
+    // A tfjs backend is in use: its tensor counts go beside the events as a counter track.
+    hub.untrackMemory = trackTfjsMemory(tfCore as unknown as TfMemoryLike);
   }
   hub.listeners = [...hub.listeners, listener];
   hub.sync(hub.tf);
