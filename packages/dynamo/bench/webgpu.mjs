@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { finalize, initializeLog } from '@dftracer/core';
-import { deviceTimesSettled, setUpWebGPU } from '@dftracer/tfjs';
+import { deviceTimesSettled, loadTf, releaseWebGPU } from '@dftracer/tfjs';
 import { compile, createBackend } from '@dftracer/dynamo';
 
 const out = { node: process.version };
@@ -19,10 +19,10 @@ const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const r3 = (x) => Math.round(x * 1000) / 1000;
 const log = (...a) => console.error('[webgpu-bench]', ...a);
 
-const setup = await setUpWebGPU(tf, { webgpuBackend: () => import('@tensorflow/tfjs-backend-webgpu'), explicit: true });
-out.adapter = setup.adapter;
-const timestamps = setup.adapter.timestampQuery;
-log('adapter', JSON.stringify(setup.adapter));
+const loaded = await loadTf({ prefer: ['webgpu'], tf, webgpu: { importBackend: () => import('@tensorflow/tfjs-backend-webgpu') } });
+out.adapter = loaded.info;
+const timestamps = loaded.info.timestamp_query === true;
+log('adapter', JSON.stringify(loaded.info));
 
 const dir = process.env.TRACE_DIR || mkdtempSync(join(tmpdir(), 'dft-webgpu-'));
 const traceFile = initializeLog({ enable: true, logFile: join(dir, 'webgpu-bench'), dataDir: join(dir, 'none') }).file;
@@ -173,6 +173,5 @@ if (out.accuracy !== undefined) {
   out.accuracy.quantizedShare = us.length ? r3(us.filter((u) => u % 100 === 0).length / us.length) : null;
 }
 console.log('WEBGPU_BENCH ' + JSON.stringify(out));
-tf.removeBackend('webgpu');
-setup.release();
+releaseWebGPU();
 process.stdout.write('', () => process.exit(out.error ? 1 : 0));

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceTimesSettled, setUpWebGPU } from '@dftracer/tfjs';
+import { deviceTimesSettled, loadTf, releaseWebGPU } from '@dftracer/tfjs';
 import { fakeTimestamps, traceProblems, readTrace, type FakeTimestamps, type TraceEvent } from '@dftracer/testing';
 import { compile, createBackend } from './index.js';
 import { simpleModel } from './models.test-util.js';
@@ -14,10 +14,8 @@ import { startTrace } from './trace.test-util.js';
 process.env.EGL_PLATFORM ??= 'surfaceless';
 
 let available = '';
-let release: (() => void) | null = null;
 try {
-  const got = await setUpWebGPU(tf as never, { webgpu: { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' }, explicit: true });
-  release = got.release;
+  await loadTf({ prefer: ['webgpu'], tf, webgpu: { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' } });
 } catch (e) {
   available = (e as Error).message;
   console.warn(`\n!!! WebGPU on Mesa is not available here (${available}): SKIPPING the webgpu tests (CI installs libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri) !!!\n`);
@@ -36,7 +34,7 @@ afterAll(() => {
   const events = stop();
   expect(traceProblems(readTrace(stop.file))).toEqual([]);
   for (const c of checks) c(events);
-  release?.();
+  releaseWebGPU();
 });
 
 const input = () => tf.randomNormal([2, 32, 32, 3], 0, 1, 'float32', 9) as tf.Tensor4D;

@@ -18,10 +18,10 @@ export type { BackendFacts, DeviceTimeDecision, DeviceTimeMode } from './device-
 export { backendFacts, deviceTimesSettled, startDeviceTiming } from './device-time/session.js';
 export type { DeviceTimer, DeviceTiming, TfForDeviceTime } from './device-time/session.js';
 export { WebGPUTimer } from './device-time/webgpu-timer.js';
-export { releaseWebGPU } from './webgpu/dawn.js';
 export { adapterText, describeAdapter } from './webgpu/adapter.js';
 export type { AdapterReport } from './webgpu/adapter.js';
 export type { WebGPUOptions } from './webgpu/options.js';
-export { setUpWebGPU } from './load/webgpu.js';
+export { releaseWebGPU } from './load/webgpu.js';
+export type { WebGPULoadOptions } from './load/webgpu.js';
 export { trackTfjsMemory } from './counters/tfjs-memory.js';
 export type { TfMemoryInfo, TfMemoryLike } from './counters/tfjs-memory.js';

@@ -1,4 +1,5 @@
 import { getTracer, type ArgValue, type Span, type Tracer } from '@dftracer/core';
+import { isAsyncBackend } from '../async-backend.js';
 import { kernelHub } from '../kernels/kernel-hub.js';
 import { checkDeviceTimeMode, decideDeviceTime, type BackendFacts, type DeviceTimeDecision } from './mode.js';
 import { WebGPUTimer, type WebGPUBackendLike } from './webgpu-timer.js';
@@ -7,6 +8,7 @@ import { WebGPUTimer, type WebGPUBackendLike } from './webgpu-timer.js';
 export interface TfForDeviceTime {
   getBackend(): string;
   backend(): unknown;
+  engine(): unknown;
 }
 
 interface Deferred {
@@ -23,14 +25,14 @@ interface Deferred {
 /** What the active backend can do for device timing. */
 export function backendFacts(tf: TfForDeviceTime): BackendFacts {
   const name = tf.getBackend();
-  const b = tf.backend() as { isUsingGpuDevice?: boolean; supportTimestampQuery?: boolean; device?: { features?: { has(n: string): boolean } } } | null;
+  const asynchronous = isAsyncBackend(tf, name);
   if (name === 'webgpu') {
+    const b = tf.backend() as { supportTimestampQuery?: boolean; device?: { features?: { has(n: string): boolean } } } | null;
     const ts = b?.supportTimestampQuery === true || b?.device?.features?.has('timestamp-query') === true;
-    return { name, asynchronous: true, timestampQuery: ts, canWaitSync: false };
+    return { name, asynchronous, timestampQuery: ts, canWaitSync: false };
   }
-  if (name === 'webgl') return { name, asynchronous: true, timestampQuery: false, canWaitSync: true };
-  if (name === 'tensorflow' && b?.isUsingGpuDevice === true) return { name, asynchronous: true, timestampQuery: false, canWaitSync: true };
-  return { name, asynchronous: false, timestampQuery: false, canWaitSync: true };
+  // webgl and tfjs-node on CUDA can wait by reading a tensor; host backends need not wait.
+  return { name, asynchronous, timestampQuery: false, canWaitSync: true };
 }
 
 /**

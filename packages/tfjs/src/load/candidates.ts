@@ -3,6 +3,7 @@ import { cpu } from './cpu.js';
 import { tfjsNode } from './tfjs-node.js';
 import { tfjsNodeGpu } from './tfjs-node-gpu.js';
 import { wasm } from './wasm.js';
+import { webgpu } from './webgpu.js';
 
 /**
  * Every way loadTf can obtain tfjs, in its default order (best first). A new backend is one
@@ -11,6 +12,7 @@ import { wasm } from './wasm.js';
  */
 export const CANDIDATES = {
   'tfjs-node-gpu': tfjsNodeGpu,
+  webgpu,
   'tfjs-node': tfjsNode,
   wasm,
   cpu,
@@ -20,7 +22,7 @@ export type CandidateName = keyof typeof CANDIDATES;
 type Loaded = Awaited<ReturnType<(typeof CANDIDATES)[CandidateName]['load']>>;
 /** The package a namespace can come from. */
 export type TfPackage = Loaded['package'];
-/** Where kernels can run: `cuda`, `cpu` (libtensorflow or pure JS), `wasm`. */
+/** Where kernels can run: `cuda`, `webgpu`, `cpu` (libtensorflow or pure JS), `wasm`. */
 export type TfDevice = Loaded['device'];
 
 export const CANDIDATE_NAMES = Object.keys(CANDIDATES) as CandidateName[];

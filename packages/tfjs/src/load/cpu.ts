@@ -6,7 +6,7 @@ import type { Candidate } from './candidate.js';
 export const cpu: Candidate<'@tensorflow/tfjs', 'cpu'> = {
   package: '@tensorflow/tfjs',
   async load(ctx) {
-    const tf = requireFrom(this.package, requirers(ctx.from)).mod as Tf;
+    const tf = (ctx.options.tf as Tf | undefined) ?? (requireFrom(this.package, requirers(ctx.from)).mod as Tf);
     if (!(await tf.setBackend('cpu'))) throw new Error('the cpu backend failed to initialize');
     await tf.ready();
     return { tf, package: this.package, backend: 'cpu', device: 'cpu', addedKernels: [] };

@@ -25,7 +25,7 @@ describe('loadTf', () => {
     const r = await loadTf();
     expect([r.package, r.backend, r.device]).toEqual(['@tensorflow/tfjs', 'wasm', 'wasm']);
     expect(r.tf.getBackend()).toBe('wasm');
-    expect(r.skipped.map((s) => s.package)).toEqual(['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']);
+    expect(r.skipped.map((s) => s.candidate)).toEqual(['tfjs-node-gpu', 'webgpu', 'tfjs-node']);
     for (const s of r.skipped) expect(s.reason.length).toBeGreaterThan(0);
     expect(isAsyncBackend(r.tf)).toBe(false);
     expect(r.addedKernels).toEqual([...WASM_TRAINING_KERNELS]);
@@ -54,7 +54,7 @@ describe('loadTf', () => {
   });
 
   it('rejects bad options, naming the argument, before loading anything', async () => {
-    await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/^loadTf: prefer\[0\] is an unknown candidate "tpu"; expected 'tfjs-node-gpu' \| 'tfjs-node' \| 'wasm' \| 'cpu'/);
+    await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/^loadTf: prefer\[0\] is an unknown candidate "tpu"; expected 'tfjs-node-gpu' \| 'webgpu' \| 'tfjs-node' \| 'wasm' \| 'cpu'/);
     await expect(loadTf({ prefer: ['wasm', 'cpu', 'wasm'] })).rejects.toThrow(/^loadTf: prefer\[2\] repeats "wasm"/);
     await expect(loadTf({ prefer: [] })).rejects.toThrow(/^loadTf: prefer must be a non-empty array/);
     await expect(loadTf({ prefer: 'wasm' as never })).rejects.toThrow(/^loadTf: prefer must be a non-empty array/);
@@ -65,7 +65,7 @@ describe('loadTf', () => {
   });
 
   it('says it cannot load anything with every reason', async () => {
-    await expect(loadTf({ prefer: ['tfjs-node-gpu', 'tfjs-node'] })).rejects.toThrow(/^loadTf: no TensorFlow.js could be loaded \(@tensorflow\/tfjs-node-gpu: .+; @tensorflow\/tfjs-node: .+\); install @tensorflow\/tfjs$/);
+    await expect(loadTf({ prefer: ['tfjs-node-gpu', 'tfjs-node'] })).rejects.toThrow(/^loadTf: no TensorFlow.js could be loaded \(tfjs-node-gpu: .+; tfjs-node: .+\); install @tensorflow\/tfjs$/);
   });
 });
 

@@ -1,11 +1,14 @@
 import { CANDIDATES, CANDIDATE_NAMES, isCandidateName, type CandidateName } from './candidates.js';
+import type { Tf } from '../tf.js';
 import type { Candidate } from './candidate.js';
+import type { WebGPULoadOptions } from './webgpu.js';
 
 /** loadTf's options. */
 export interface LoadTfOptions {
   /**
-   * Candidates in order; default `['tfjs-node-gpu', 'tfjs-node', 'wasm', 'cpu']`: CUDA first, then
-   * libtensorflow on the CPU, then pure tfjs on the wasm backend, then its cpu backend.
+   * Candidates in order; default `['tfjs-node-gpu', 'webgpu', 'tfjs-node', 'wasm', 'cpu']`: CUDA
+   * first, then a GPU through WebGPU (Dawn; software renderers only when `webgpu` is named here),
+   * then libtensorflow on the CPU, then pure tfjs on the wasm backend, then its cpu backend.
    */
   prefer?: readonly CandidateName[];
   /** Resolve packages from here, a path or file URL (default: this package, then the working directory). */
@@ -15,10 +18,22 @@ export interface LoadTfOptions {
    * default `true`. `false` leaves the backend as tfjs ships it.
    */
   wasmTraining?: boolean;
+  /**
+   * WebGPU through Dawn: `{ dawnOptions, featureLevel, powerPreference, importBackend }`; defaults
+   * from `DFTRACER_WEBGPU_DAWN_OPTIONS` (`;`-separated) and `DFTRACER_WEBGPU_FEATURE_LEVEL`. On a
+   * machine without a GPU: `{ dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' }`
+   * runs on Mesa (with `EGL_PLATFORM=surfaceless`).
+   */
+  webgpu?: WebGPULoadOptions;
+  /**
+   * The `@tensorflow/tfjs` namespace to set up instead of requiring it (a bundled program, which
+   * has no node_modules to require from). Used by the webgpu, wasm and cpu candidates.
+   */
+  tf?: Tf;
 }
 
 const OWN = (Object.values(CANDIDATES) as Candidate[]).flatMap((c) => (c.option === undefined ? [] : [c.option]));
-const KEYS = ['prefer', 'from', 'wasmTraining', ...OWN.map((o) => o.key)];
+const KEYS = ['prefer', 'from', 'wasmTraining', 'tf', ...OWN.map((o) => o.key)];
 const expected = () => CANDIDATE_NAMES.map((n) => `'${n}'`).join(' | ');
 
 /** The options checked, with defaults: every error names the option at fault. */
@@ -40,6 +55,9 @@ export function checkOptions(options: unknown): { prefer: readonly CandidateName
   }
   if (o.from !== undefined && (typeof o.from !== 'string' || o.from === '')) throw new TypeError(`loadTf: from must be a path or file URL string; got ${typeof o.from}`);
   if (o.wasmTraining !== undefined && typeof o.wasmTraining !== 'boolean') throw new TypeError(`loadTf: wasmTraining must be a boolean; got ${typeof o.wasmTraining}`);
+  if (o.tf !== undefined && (o.tf === null || typeof o.tf !== 'object' || typeof (o.tf as { setBackend?: unknown }).setBackend !== 'function')) {
+    throw new TypeError(`loadTf: tf must be the @tensorflow/tfjs namespace (import * as tf from '@tensorflow/tfjs'); got ${o.tf === null ? 'null' : typeof o.tf}`);
+  }
   for (const own of OWN) if (o[own.key] !== undefined) own.check(o[own.key]);
   return { prefer, from: o.from as string | undefined, wasmTraining: o.wasmTraining !== false, all: o };
 }

@@ -7,7 +7,7 @@ export interface LoadReport {
   readonly package: string;
   readonly backend: string;
   readonly device: string;
-  readonly skipped: readonly { readonly package: string; readonly reason: string }[];
+  readonly skipped: readonly { readonly candidate: string; readonly package: string; readonly reason: string }[];
   readonly addedKernels: readonly string[];
   readonly info?: CandidateInfo;
 }
@@ -20,6 +20,6 @@ export function report(r: LoadReport): void {
   t.metadata('tfjs', { package: r.package, backend: r.backend, device: r.device, version, skipped: r.skipped, added_kernels: r.addedKernels, ...r.info });
   const added = r.addedKernels.length > 0 ? `, added kernels ${r.addedKernels.join(', ')}` : '';
   const info = r.info === undefined ? '' : Object.entries(r.info).map(([k, v]) => `, ${k} ${String(v)}`).join('');
-  const skipped = r.skipped.length > 0 ? ` (skipped ${r.skipped.map((s) => `${s.package}: ${s.reason}`).join('; ')})` : '';
+  const skipped = r.skipped.length > 0 ? ` (skipped ${r.skipped.map((s) => `${s.candidate}: ${s.reason}`).join('; ')})` : '';
   t.log('INFO', `tfjs: ${r.package} ${version}, backend ${r.backend}, device ${r.device}${info}${added}${skipped}`);
 }

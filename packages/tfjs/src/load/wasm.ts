@@ -12,7 +12,7 @@ export const wasm: Candidate<'@tensorflow/tfjs', 'wasm'> = {
   package: '@tensorflow/tfjs',
   async load(ctx) {
     const places = requirers(ctx.from);
-    const tf = requireFrom(this.package, places).mod as Tf;
+    const tf = (ctx.options.tf as Tf | undefined) ?? (requireFrom(this.package, places).mod as Tf);
     const { mod, resolved } = requireFrom('@tensorflow/tfjs-backend-wasm', places);
     (mod as { setWasmPaths(p: string): void }).setWasmPaths(dirname(resolved) + '/');
     if (!(await tf.setBackend('wasm'))) throw new Error('the wasm backend failed to initialize');

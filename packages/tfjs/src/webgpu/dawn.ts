@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,6 +41,13 @@ async function loadDawn(from: string | undefined): Promise<DawnModule> {
   throw last;
 }
 
+const LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/lib64', '/lib', '/usr/local/lib'];
+
+function vulkanLoaderPresent(): boolean {
+  const dirs = [...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter((d) => d !== ''), ...LIB_DIRS];
+  return dirs.some((d) => existsSync(join(d, 'libvulkan.so.1')));
+}
+
 export interface WebGPUSetup {
   readonly adapter: AdapterReport;
 }
@@ -50,6 +58,10 @@ export interface WebGPUSetup {
  * cannot load or finds no adapter, saying what to install or set.
  */
 export async function setupWebGPU(options: ResolvedWebGPUOptions, from?: string): Promise<WebGPUSetup> {
+  // Dawn reaches a Linux GPU through Vulkan; without its loader Dawn would only print a warning.
+  if (process.platform === 'linux' && !options.dawnOptions.some((o) => o.startsWith('backend=')) && !vulkanLoaderPresent()) {
+    throw new Error('no Vulkan loader (libvulkan.so.1) on this machine: Dawn reaches a GPU through it (Debian/Ubuntu: libvulkan1)');
+  }
   const dawn = await loadDawn(from);
   Object.assign(globalThis, dawn.globals); // GPUBufferUsage, GPUMapMode, … as in a browser
   const gpu = dawn.create([...options.dawnOptions]);
@@ -117,7 +129,7 @@ export function webgpuActive(): boolean {
  * instance keeps the event loop running). The tfjs backend holding the device must be removed
  * first (`tf.removeBackend('webgpu')`).
  */
-export function releaseWebGPU(): void {
+export function releaseDawn(): void {
   if (instance === null) return;
   instance = null;
   const g = globalThis as { navigator?: Record<string, unknown> };
