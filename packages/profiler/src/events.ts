@@ -9,7 +9,10 @@ export interface ProfilerEvent {
   /** The tfjs backend that ran the kernel; `node` for GC pauses and annotations. */
   readonly backend: string;
   readonly start: number;
+  /** Wall time on the host; on a GPU backend that is the kernel's dispatch, not its work. */
   readonly duration: number;
+  /** µs the kernel's GPU programs ran (deviceTime `timestamp`); absent where device time is off or unknown. */
+  readonly deviceTime?: number;
   /** The profiler step it ran in. */
   readonly step: number;
   /** Whether a gradient tape was recording (`tf.grad`, `optimizer.minimize`'s forward pass). */

@@ -11,6 +11,13 @@ export interface KernelCallView {
   readonly start: number;
   readonly end: number;
   readonly gradDepth: number;
+  /** The kernel's ticket with the device timer, -1 without one. */
+  readonly deviceTicket: number;
+}
+
+/** Reads device times by ticket (@dftracer/tfjs's DeviceTimer). */
+export interface DeviceTimesView {
+  deviceUs(ticket: number): number;
 }
 
 export interface TensorInfoView {
@@ -52,6 +59,10 @@ export class KernelLog {
   private tensors = new Int32Array(0);
   private totalBytes = new Float64Array(0);
   private totalTensors = new Int32Array(0);
+  private ticket = new Float64Array(0);
+  /** GPU µs per kernel once `fillDeviceTimes` ran; NaN where unknown. */
+  private devUs = new Float64Array(0);
+  private deviceTimes = false;
   // Input shapes and dtypes, flat: event i's inputs are [inputAt[i], inputAt[i + 1]).
   private inputAt = new Int32Array(1);
   private readonly shapes: (readonly number[])[] = [];
@@ -79,6 +90,8 @@ export class KernelLog {
     this.tensors = g(this.tensors);
     this.totalBytes = g(this.totalBytes);
     this.totalTensors = g(this.totalTensors);
+    this.ticket = g(this.ticket);
+    this.devUs = g(this.devUs);
     const at = new Int32Array(cap + 1);
     at.set(this.inputAt);
     this.inputAt = at;
@@ -93,6 +106,7 @@ export class KernelLog {
     this.device[i] = device;
     this.step[i] = step;
     this.grad[i] = call.gradDepth > 0 ? 1 : 0;
+    this.ticket[i] = call.deviceTicket;
     // Floored once, as the tracer floors its own times, so nested events never poke out by 1 µs.
     this.start[i] = Math.floor(call.start);
     this.end[i] = Math.floor(call.end);
@@ -123,6 +137,22 @@ export class KernelLog {
     this.n = i + 1;
   }
 
+  /** The last ticket recorded, -1 when none has one. */
+  lastTicket(): number {
+    for (let i = this.n - 1; i >= 0; i--) if (this.ticket[i]! >= 0) return this.ticket[i]!;
+    return -1;
+  }
+
+  /** Reads each kernel's GPU time (after the timer settled the last ticket). */
+  fillDeviceTimes(times: DeviceTimesView): void {
+    for (let i = 0; i < this.n; i++) {
+      const t = this.ticket[i]!;
+      const us = t >= 0 ? times.deviceUs(t) : -1;
+      this.devUs[i] = us >= 0 ? us : NaN;
+    }
+    this.deviceTimes = true;
+  }
+
   private inputsOf<T>(flat: readonly T[], i: number): readonly T[] {
     const a = this.inputAt[i]!;
     const b = this.inputAt[i + 1]!;
@@ -134,7 +164,9 @@ export class KernelLog {
     const out: ProfilerEvent[] = new Array(this.n);
     for (let i = 0; i < this.n; i++) {
       const s = this.stacks[i];
+      const dev = this.devUs[i]!;
       out[i] = {
+        ...(this.deviceTimes && dev === dev ? { deviceTime: Math.round(dev) } : {}),
         name: names[this.name[i]!]!,
         kind: 'kernel',
         device: this.device[i]! as DeviceType,

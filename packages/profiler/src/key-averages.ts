@@ -107,7 +107,17 @@ export class KeyAverages extends Array<FunctionEventAvg> {
         groups.set(id, g);
       }
       g.count++;
-      if (e.device === DeviceType.GPU) {
+      if (e.deviceTime !== undefined) {
+        // Measured on the GPU: the dispatch is host time, the programs device time (as torch
+        // counts a CUDA kernel's launch under CPU and its run under CUDA).
+        out.device = true;
+        g.cpu += e.duration;
+        g.selfCpu += self.time[i]!;
+        g.dev += e.deviceTime;
+        g.selfDev += e.deviceTime;
+        g.devMem += e.bytesAdded;
+        g.selfDevMem += self.bytes[i]!;
+      } else if (e.device === DeviceType.GPU) {
         out.device = true;
         g.dev += e.duration;
         g.selfDev += self.time[i]!;

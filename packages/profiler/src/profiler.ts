@@ -1,5 +1,5 @@
 import { getTracer, nowUs, warnOnce } from '@dftracer/core';
-import { subscribeKernels, type KernelCall, type TfCoreLike } from '@dftracer/tfjs';
+import { checkDeviceTimeMode, startDeviceTiming, subscribeKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import { activitySet, DeviceType, type ProfilerActivity } from './activity.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';
 import { HostMonitor } from './host.js';
@@ -27,6 +27,12 @@ export interface ProfileOptions {
   readonly withStack?: boolean;
   /** The tfjs module to profile; default the one handed to @dftracer/tfjs (`loadTf`, `useTfNamespace`), else the installed `@tensorflow/tfjs-core`. */
   readonly tf?: unknown;
+  /**
+   * GPU time of kernels on asynchronous backends: `'auto'` (default: GPU timestamps where the
+   * device has them), `'timestamp'`, `'sync'` or `'off'` (see @dftracer/tfjs). With timestamps,
+   * a cycle is handed to `onTraceReady` once its kernels' device times are read back.
+   */
+  readonly deviceTime?: DeviceTimeMode;
 }
 
 function flag(options: ProfileOptions, name: keyof ProfileOptions): boolean {
@@ -61,6 +67,9 @@ export class Profiler {
   private readonly cpu: boolean;
   private readonly gpu: boolean;
   private readonly tfOption: unknown;
+  private readonly deviceTimeMode: DeviceTimeMode;
+  /** Device timing from start() to stop(); it times GPU programs only while a cycle records. */
+  private timing: DeviceTiming | null = null;
   private tf: unknown = null;
   private engine: { readonly state: EngineTotals } | null = null;
   /** null before start() and after stop(). */
@@ -92,6 +101,7 @@ export class Profiler {
     this.profileMemory = flag(options, 'profileMemory');
     this.withStack = flag(options, 'withStack');
     this.tfOption = options.tf;
+    this.deviceTimeMode = checkDeviceTimeMode(options.deviceTime, 'profile');
   }
 
   /** Starts step 0. Returns the profiler, for `await using p = profile(opts).start()`. */
@@ -99,6 +109,10 @@ export class Profiler {
     if (this.action !== null) throw new Error('Profiler.start: already started');
     this.tf ??= resolveTf(this.tfOption);
     this.engine = engineOf(this.tf);
+    // A mode the backend cannot honour fails here, before anything is recorded.
+    if (this.gpu && typeof (this.tf as { getBackend?: unknown }).getBackend === 'function') {
+      this.timing = startDeviceTiming(this.tf as TfForDeviceTime, this.deviceTimeMode, 'profile', () => this.recording !== null);
+    }
     this.stepNum = 0;
     this.stepStart = nowUs();
     const first = this.actionAt(0);
@@ -130,6 +144,8 @@ export class Profiler {
     }
     const waiting = this.pending.splice(0);
     await Promise.all(waiting);
+    this.timing?.release();
+    this.timing = null;
     const err = this.handlerError;
     this.handlerError = undefined;
     if (err !== undefined) throw err;
@@ -185,7 +201,7 @@ export class Profiler {
   /** torch's action map, from the action of the step that ended to that of the step beginning (null: stopped). */
   private transit(prev: ProfilerAction, next: ProfilerAction | null, t: number): void {
     const recordingPrev = prev === ProfilerAction.RECORD || prev === ProfilerAction.RECORD_AND_SAVE;
-    let ready: CycleResult | null = null;
+    let ready: CycleResult | Promise<CycleResult> | null = null;
     if (recordingPrev && (prev === ProfilerAction.RECORD_AND_SAVE || next === null || next === ProfilerAction.NONE || next === ProfilerAction.WARMUP)) {
       ready = this.finishCycle(t);
     }
@@ -225,15 +241,30 @@ export class Profiler {
     addSink(this.recording);
   }
 
-  private finishCycle(t: number): CycleResult {
+  /** Ends the recording; its result now, or once its kernels' GPU times are read back. */
+  private finishCycle(t: number): CycleResult | Promise<CycleResult> {
     const r = this.recording!;
     this.recording = null;
     removeSink(r);
     const gc = r.host.stop(r.start, t);
+    const timer = this.timing?.timer ?? null;
+    const last = timer === null ? -1 : r.log.lastTicket();
+    const stepNum = this.stepNum;
+    if (timer === null || last < 0) return this.buildCycle(r, gc, t, stepNum);
+    const cycle = this.cycles++;
+    const p = timer.settle(last).then(() => {
+      r.log.fillDeviceTimes(timer);
+      return this.buildCycle(r, gc, t, stepNum, cycle);
+    });
+    this.timing!.hold(p);
+    return p;
+  }
+
+  private buildCycle(r: Recording, gc: ReturnType<HostMonitor['stop']>, t: number, stepNum: number, cycle = this.cycles++): CycleResult {
     const events: ProfilerEvent[] = r.log.events(this.names, this.backends);
     const host = (name: string, kind: 'gc' | 'user_annotation', start: number, duration: number): ProfilerEvent => ({
       name, kind, device: DeviceType.CPU, backend: 'node', start, duration,
-      step: r.steps.find((s) => start >= s.start && start < s.start + s.duration)?.step ?? this.stepNum,
+      step: r.steps.find((s) => start >= s.start && start < s.start + s.duration)?.step ?? stepNum,
       gradEnabled: false, inputShapes: [], inputDtypes: [], bytesAdded: 0, tensorsAdded: 0, totalBytes: 0, totalTensors: 0, stack: [],
     });
     // Annotations and GC pauses are host (CPU) activity, as torch files record_function under CPU.
@@ -242,24 +273,36 @@ export class Profiler {
       for (const g of gc) events.push(host(g.name, 'gc', g.start, g.duration));
     }
     events.sort((a, b) => a.start - b.start || b.duration - a.duration);
-    const result = new CycleResult(this.cycles++, this.stepNum, r.start, t, this.profileMemory, this.recordShapes, this.withStack, events, r.steps);
+    const result = new CycleResult(cycle, stepNum, r.start, t, this.profileMemory, this.recordShapes, this.withStack, events, r.steps);
     if (r.lane !== null) attachLane(result, r.lane);
     this.last = result;
     return result;
   }
 
-  private handOver(result: CycleResult): void {
+  private handOver(ready: CycleResult | Promise<CycleResult>): void {
+    const keep = (p: Promise<void>) =>
+      this.pending.push(
+        p.then(undefined, (err: unknown) => {
+          this.handlerError ??= err;
+        }),
+      );
+    if (ready instanceof Promise) {
+      // Handed over once the device times are in; stop() waits for it and for the handler.
+      keep(ready.then((result) => this.callHandler(result)));
+      return;
+    }
+    const p = this.callHandler(ready);
+    if (p !== undefined) keep(p);
+  }
+
+  /** Runs onTraceReady; returns its promise when it gave one. */
+  private callHandler(result: CycleResult): Promise<void> | undefined {
     const handler = this.onTraceReady;
     try {
-      if (handler === undefined) return;
+      if (handler === undefined) return undefined;
       const p = handler(result);
-      if (p !== null && typeof p === 'object' && typeof (p as Promise<void>).then === 'function') {
-        this.pending.push(
-          (p as Promise<void>).then(undefined, (err: unknown) => {
-            this.handlerError ??= err;
-          }),
-        );
-      }
+      if (p !== null && typeof p === 'object' && typeof (p as Promise<void>).then === 'function') return Promise.resolve(p as Promise<void>);
+      return undefined;
     } finally {
       closeUnusedLane(result);
     }

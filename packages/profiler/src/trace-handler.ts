@@ -34,7 +34,8 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
   let cpuTotal = 0;
   let devTotal = 0;
   for (let i = 0; i < events.length; i++) {
-    if (events[i]!.device === DeviceType.GPU) devTotal += self.time[i]!;
+    const e = events[i]!;
+    if (e.device === DeviceType.GPU) devTotal += e.deviceTime ?? self.time[i]!;
     else cpuTotal += self.time[i]!;
   }
   const emitEvent = (e: ProfilerEvent): void => {
@@ -46,9 +47,11 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
       device_memory_usage: gpu ? e.bytesAdded : 0,
       input_size: dims(e),
       total_cpu_percent: gpu ? 0 : percent(e.duration, cpuTotal),
-      total_device_percent: gpu ? percent(e.duration, devTotal) : 0,
+      total_device_percent: gpu ? percent(e.deviceTime ?? e.duration, devTotal) : 0,
       step: e.step,
     };
+    // The kernel's GPU time; `dur` stays its dispatch on the host.
+    if (e.deviceTime !== undefined) args.device_us = e.deviceTime;
     if (result.recordShapes && e.kind === 'kernel') args.input_shapes = JSON.stringify(e.inputShapes);
     if (e.stack.length > 0) args.call_site = e.stack[0]!;
     tracer.emit(e.name, PP_CAT, e.start, e.duration, args);
@@ -73,8 +76,8 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
 /**
  * pydftracer's trace_handler for tfjs: writes every event of a profiled cycle into the trace as cat
  * `PP`, with int args `device`, `cpu_memory`, `is_remote`, `device_memory_usage`, `input_size` and
- * float args `total_cpu_percent`, `total_device_percent`, inside one `profiler.cycle` event, on the
- * tracer's clock. Pass it as `onTraceReady`, or call it from your own handler. Does nothing when
+ * float args `total_cpu_percent`, `total_device_percent` (and `device_us`, a GPU kernel's device
+ * time, where it was measured), inside one `profiler.cycle` event, on the tracer's clock. Pass it as `onTraceReady`, or call it from your own handler. Does nothing when
  * tracing is off; never throws into the profiled program.
  */
 export const traceHandler = Object.assign(

@@ -1,0 +1,83 @@
+/**
+ * The profiler's GPU activity on tfjs's WebGPU backend (Mesa's software renderer through Dawn):
+ * without timestamp queries `deviceTime: 'timestamp'` and `'sync'` are refused at start() with the
+ * reason; with timestamps (a fake GPU clock on the real device) each kernel carries its device
+ * time, in the PP events (`device_us`) and in keyAverages' device columns.
+ */
+import { join } from 'node:path';
+import { finalize, initializeLog } from '@dftracer/core';
+import { deviceTimesSettled, loadTf, releaseWebGPU } from '@dftracer/tfjs';
+import { fakeTimestamps, readTrace, tempDir, traceProblems } from '@dftracer/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { profile, ProfilerActivity, schedule, traceHandler, type ProfilerResult } from './index.js';
+import { tf } from './tfjs.test-util.js';
+
+process.env.EGL_PLATFORM ??= 'surfaceless';
+
+let reason = '';
+try {
+  await loadTf({ prefer: ['webgpu'], tf, webgpu: { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' } });
+} catch (e) {
+  reason = (e as Error).message;
+  console.warn(`\n!!! WebGPU on Mesa is not available here (${reason}): SKIPPING (CI installs libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri) !!!\n`);
+}
+
+afterAll(() => {
+  if (reason === '') releaseWebGPU();
+});
+
+function step(): void {
+  tf.tidy(() => {
+    const a = tf.randomNormal([16, 32]);
+    const b = tf.randomNormal([32, 8]);
+    tf.relu(tf.matMul(a, b)).sum();
+  });
+}
+
+describe.skipIf(reason !== '')('profiler on webgpu', () => {
+  it("refuses deviceTime 'timestamp' and 'sync' where the adapter cannot do them, saying why", () => {
+    expect(() => profile({ tf, deviceTime: 'timestamp' }).start()).toThrow(/profile: deviceTime 'timestamp' is not possible: the WebGPU adapter has no timestamp-query feature/);
+    expect(() => profile({ tf, deviceTime: 'sync' }).start()).toThrow(/profile: deviceTime 'sync' is not possible on backend webgpu/);
+    expect(() => profile({ tf, deviceTime: 'fast' as never })).toThrow(/profile: deviceTime must be 'auto', 'timestamp', 'sync' or 'off'/);
+  });
+
+  it('gives GPU kernels their device time in PP events and keyAverages, once the timestamps are read back', async () => {
+    const fake = fakeTimestamps(tf.backend() as never, (k) => (k + 1) * 1000);
+    const file = initializeLog({ enable: true, logFile: join(tempDir(), 'profiler-webgpu'), compression: false, disableIo: true }).file!;
+    const ready: ProfilerResult[] = [];
+    try {
+      const p = profile({ tf, activities: [ProfilerActivity.GPU], deviceTime: 'timestamp', schedule: schedule({ wait: 1, warmup: 0, active: 2, repeat: 1 }), onTraceReady: (r) => {
+        ready.push(r);
+        traceHandler(r);
+      } }).start();
+      for (let i = 0; i < 4; i++) {
+        step();
+        p.step();
+      }
+      await p.stop();
+      await deviceTimesSettled();
+    } finally {
+      fake.restore();
+      finalize();
+    }
+    expect(ready).toHaveLength(1);
+    const kernels = ready[0]!.events().filter((e) => e.kind === 'kernel');
+    const timed = kernels.filter((e) => e.deviceTime !== undefined);
+    expect(timed.length).toBe(kernels.length);
+    // Every timed pass belongs to one kernel: the kernels' device times add up to the fake's.
+    const sumUs = fake.durationsNs.reduce((a, b) => a + b, 0) / 1000;
+    const got = timed.reduce((a, e) => a + e.deviceTime!, 0);
+    expect(Math.abs(got - sumUs)).toBeLessThanOrEqual(timed.length); // rounding to whole µs per kernel
+    expect(timed.some((e) => e.name === 'BatchMatMul' && e.deviceTime! > 0)).toBe(true);
+    const avg = ready[0]!.keyAverages();
+    const mm = avg.find((r) => r.key === 'BatchMatMul')!;
+    expect(mm.deviceTimeTotal).toBe(timed.filter((e) => e.name === 'BatchMatMul').reduce((a, e) => a + e.deviceTime!, 0));
+    expect(avg.table({ sortBy: 'self_device_time_total' })).toMatch(/Self GPU/);
+    const t = readTrace(file);
+    expect(traceProblems(t)).toEqual([]);
+    const pp = t.complete.filter((e) => e.cat === 'PP');
+    expect(pp.length).toBe(kernels.length);
+    expect(pp.every((e) => e.args.device === 1 && typeof e.args.device_us === 'number')).toBe(true);
+    expect(pp.reduce((a, e) => a + (e.args.device_us as number), 0)).toBe(got);
+  });
+});
