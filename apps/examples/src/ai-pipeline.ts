@@ -39,7 +39,7 @@ await ai.pipeline.train.run(async () => {
     let step = 0;
     for await (const batch of ai.dataloader.fetch.iter(train.batches(epoch))) {
       ai.compute.update({ step: ++step });
-      trainer.trainStep(batch);
+      await trainer.trainStep(batch);
     }
     console.log(`epoch ${epoch}: held-out accuracy ${((await trainer.evaluate(test)) * 100).toFixed(1)} %`);
   }

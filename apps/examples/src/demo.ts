@@ -14,6 +14,7 @@ import { ai, loadTf } from '@dftracer/ai';
 import { finalize, initializeLog } from '@dftracer/core';
 import { compile, createBackend } from '@dftracer/dynamo';
 import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
+import { deviceTimesSettled } from '@dftracer/tfjs';
 import { analyze } from './lib/analyze.js';
 import { readyForTraining } from './lib/backend.js';
 import { writeImageFolder } from './lib/images.js';
@@ -35,8 +36,9 @@ const log = initializeLog({ enable: true, dataDir: images, ...(process.env.DFTRA
 if (!log.file) throw new Error('tracing did not start (see the warning above)');
 console.log(`trace   ${log.file}\ndataset ${images}`);
 
-// The best TensorFlow.js present: CUDA, native, wasm, then cpu (a CM record says which).
-const loaded = await loadTf();
+// The best TensorFlow.js present: CUDA, a GPU through WebGPU, native, wasm, then cpu (a CM record
+// says which). The namespace and the WebGPU backend are handed over so that a bundled demo runs too.
+const loaded = await loadTf({ tf, webgpu: { importBackend: () => import('@tensorflow/tfjs-backend-webgpu') } });
 console.log(`tfjs    ${readyForTraining(loaded)}`);
 
 ai.data.derive('generate').run(() => {
@@ -51,7 +53,8 @@ const trainer = new Trainer(model);
 console.log(`\ntraining a ${model.countParams().toLocaleString('en')}-parameter CNN on ${TRAIN} images (${TEST} held out), ${EPOCHS} epochs of ${train.steps} batches`);
 // The profiler records a few steps in each cycle; traceHandler writes their kernels as PP events.
 const profiler = profile({
-  activities: [ProfilerActivity.CPU],
+  tf,
+  activities: [ProfilerActivity.CPU, ProfilerActivity.GPU],
   schedule: schedule({ skipFirst: 8, wait: 20, warmup: 2, active: 4, repeat: 2 }),
   onTraceReady: traceHandler,
   profileMemory: true,
@@ -70,7 +73,7 @@ await ai.pipeline.train.run(async () => {
       for await (const batch of ai.dataloader.fetch.iter(train.batches(epoch))) {
         ai.compute.update({ step: ++step });
         backend.update({ step });
-        loss = trainer.trainStep(batch);
+        loss = await trainer.trainStep(batch);
         profiler.step();
         progress.update(step, `loss ${loss.toFixed(3)}`);
       }
@@ -80,6 +83,7 @@ await ai.pipeline.train.run(async () => {
   }
 });
 await profiler.stop();
+await deviceTimesSettled(); // on a GPU, the last kernels' device times arrive after their steps
 finalize();
 console.log(`\ntrained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 

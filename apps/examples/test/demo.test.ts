@@ -10,7 +10,7 @@ describe('demo', () => {
     run = await runExample('demo', { env: { DEMO_EPOCHS: '2' } });
     expect(run.files).toHaveLength(1);
     await expectValid(run.files);
-    expect(run.stdout).toMatch(/tfjs {4}(wasm|cpu|tensorflow): /);
+    expect(run.stdout).toMatch(/tfjs {4}(webgpu|wasm|cpu|tensorflow): /);
     expect(run.stdout).toMatch(/epoch 2\/2 .* held-out accuracy/);
     expect(run.stdout).toContain(`trace ${run.files[0]}`);
     expect(run.stdout).toMatch(/report {2}\S+report\.html/);

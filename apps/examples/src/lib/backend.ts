@@ -16,9 +16,13 @@ const DESCRIBE = {
   cpu: 'plain JavaScript (@tensorflow/tfjs cpu backend)',
 } as const;
 
-/** `prefer` for loadTf from DFTRACER_EXAMPLES_BACKEND, or undefined for loadTf's own order. */
-export function preferred(value = process.env.DFTRACER_EXAMPLES_BACKEND): CandidateName[] | undefined {
-  return value === undefined || value === '' ? undefined : [value as CandidateName];
+/**
+ * `prefer` for loadTf from DFTRACER_EXAMPLES_BACKEND, else loadTf's order without WebGPU: the seed
+ * examples read tensors with dataSync(), which tfjs's WebGPU backend cannot do in Node (the demo and
+ * gpu-training read asynchronously and take the GPU).
+ */
+export function preferred(value = process.env.DFTRACER_EXAMPLES_BACKEND): CandidateName[] {
+  return value === undefined || value === '' ? ['tfjs-node-gpu', 'tfjs-node', 'wasm', 'cpu'] : [value as CandidateName];
 }
 
 /** Loads the best backend present, or the one DFTRACER_EXAMPLES_BACKEND names. */

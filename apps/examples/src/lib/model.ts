@@ -21,10 +21,10 @@ export function lossOf(model: tf.LayersModel, xs: tf.Tensor, ys: tf.Tensor): tf.
   return tf.losses.softmaxCrossEntropy(ys, model.apply(xs) as tf.Tensor) as tf.Scalar;
 }
 
-/** Fraction of the batch classified right. */
-export function accuracyOf(model: tf.LayersModel, xs: tf.Tensor, ys: tf.Tensor): number {
-  return tf.tidy(() => {
-    const pred = (model.predict(xs) as tf.Tensor).argMax(-1);
-    return pred.equal(ys.argMax(-1)).mean().dataSync()[0]!;
-  });
+/** Fraction of the batch classified right (read asynchronously, as WebGPU needs). */
+export async function accuracyOf(model: tf.LayersModel, xs: tf.Tensor, ys: tf.Tensor): Promise<number> {
+  const right = tf.tidy(() => (model.predict(xs) as tf.Tensor).argMax(-1).equal(ys.argMax(-1)).mean());
+  const v = (await right.data())[0]!;
+  right.dispose();
+  return v;
 }

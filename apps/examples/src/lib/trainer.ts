@@ -30,12 +30,13 @@ export class Trainer {
     this.optimizer.applyGradients(grads as Parameters<tf.Optimizer['applyGradients']>[0]);
   }
 
-  /** One training step on a batch (disposed after); returns the loss. */
-  trainStep(batch: Batch): number {
+  /** One training step on a batch (disposed after); resolves to the loss (read asynchronously, as WebGPU needs). */
+  async trainStep(batch: Batch): Promise<number> {
     const { value, grads } = this.backward(batch);
     this.step(grads);
-    const loss = value.dataSync()[0]!;
-    tf.dispose([value, grads, batch.xs, batch.ys]);
+    tf.dispose([grads, batch.xs, batch.ys]);
+    const loss = (await value.data())[0]!;
+    value.dispose();
     return loss;
   }
 
@@ -44,7 +45,7 @@ export class Trainer {
   async evaluate(loader: DataLoader): Promise<number> {
     let right = 0;
     for await (const { xs, ys } of ai.dataloader.fetch.iter(loader.batches())) {
-      right += accuracyOf(this.model, xs, ys) * xs.shape[0];
+      right += (await accuracyOf(this.model, xs, ys)) * xs.shape[0];
       tf.dispose([xs, ys]);
     }
     return right / loader.dataset.length;
