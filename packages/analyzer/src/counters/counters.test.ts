@@ -8,11 +8,20 @@ import { queryTraces } from '../query.js';
 import { formatSummary, summarize } from '../summary.js';
 import { tempDir } from '../fixtures.test-util.js';
 import { validateFiles } from '../validate.js';
+import { leakText } from './counter-summary.js';
 import { steadyGrowth, type StepMark } from './leak.js';
 import { trainingTrace } from './training-trace.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
+
+describe('leakText', () => {
+  it('rounds rates below a KiB to whole bytes', () => {
+    const tensors = { rate: 1.3, per: 'step', began: { epoch: 1, step: 24 }, total: 160 } as const;
+    const bytes = { rate: 147.4125159642401, per: 'step', began: { epoch: 1, step: 24 }, total: 18_000 } as const;
+    expect(leakText(tensors, bytes, 64)).toBe('leak: +1.3 tensors / step (+83 / epoch), +147 B / step (9.21 KiB / epoch), since step 24 of epoch 1');
+  });
+});
 
 describe('steadyGrowth (the tensor-leak rule)', () => {
   const steps: StepMark[] = Array.from({ length: 30 }, (_, i) => ({ ts: i * 1000, epoch: 1, step: i + 1 }));
