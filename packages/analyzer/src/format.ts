@@ -24,7 +24,7 @@ export function fmtBytes(b: number): string {
     v /= 1024;
     i++;
   }
-  return i === 0 ? `${v} B` : `${round3(v)} ${units[i]}`;
+  return `${round3(v)} ${units[i]}`;
 }
 
 /** Bytes per second. */

@@ -67,8 +67,8 @@ export const REPORT_CLIENT = `
   var charts = [];
   var pending = 0;
   function done() { if (--pending === 0) document.body.dataset.ready = '1'; }
-  function make(el, option) {
-    var chart = echarts.init(el, null, { renderer: 'canvas' });
+  function make(el, option, renderer) {
+    var chart = echarts.init(el, null, { renderer: renderer || 'canvas' });
     pending++;
     chart.on('finished', function once() { chart.off('finished', once); done(); });
     chart.setOption(option);
@@ -116,7 +116,7 @@ export const REPORT_CLIENT = `
     { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', height: 18, bottom: 10, labelFormatter: function (v) { return dur(v); } }
   ];
   if (rowsTotal > visibleRows) zoom.push({ type: 'slider', yAxisIndex: 0, filterMode: 'weakFilter', right: 4, width: 14, startValue: 0, endValue: visibleRows - 1, zoomLock: true, showDetail: false });
-  make(tl, {
+  var timeline = make(tl, {
     animation: false,
     tooltip: {
       confine: true,
@@ -132,6 +132,9 @@ export const REPORT_CLIENT = `
     dataZoom: zoom,
     series: [{ type: 'custom', renderItem: renderSlice, encode: { x: [1, 2], y: 0 }, data: data, progressive: 20000, clip: true }]
   });
+  // the counter charts (report-counters-client.ts), on the timeline's time axis
+  if (window.dftracerCounterCharts) window.dftracerCounterCharts({ data: D.counters, timeline: timeline, make: make, left: 270,
+    right: rowsTotal > visibleRows ? 34 : 20, max: Math.max(1, S.wall_us), dur: dur, bytes: bytes, count: count, fixed: fixed });
 
   // ---- over time ----------------------------------------------------------------------------
   var xs = D.io.map(function (_, b) { return b * D.binUs; });

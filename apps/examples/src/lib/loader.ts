@@ -44,10 +44,11 @@ export interface Batch {
 export const collate = ai.data.preprocess(function collate(samples: Sample[]): Batch {
   const xs = new Float32Array(samples.length * SIZE * SIZE);
   samples.forEach((s, i) => xs.set(s.pixels, i * SIZE * SIZE));
-  return {
+  // tidy frees the label indices oneHot reads; the batch's two tensors are returned and kept.
+  return tf.tidy(() => ({
     xs: tf.tensor4d(xs, [samples.length, SIZE, SIZE, 1]),
     ys: tf.oneHot(tf.tensor1d(samples.map((s) => s.label), 'int32'), CLASSES) as tf.Tensor2D,
-  };
+  }));
 });
 
 export class DataLoader {

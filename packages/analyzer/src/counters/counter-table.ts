@@ -1,4 +1,4 @@
-import { readJsonSql, type Duck } from '../duck.js';
+import type { Duck } from '../duck.js';
 
 /**
  * Counter samples (`"ph":"C"` records: cat `sys` cpu/memory/event_loop/gc/io, cat `tfjs` memory, and
@@ -13,16 +13,8 @@ export async function countersFromRaw(duck: Duck, materialize: boolean): Promise
   await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM raw WHERE ph = 'C'`, materialize);
 }
 
-/**
- * `counters` from the files, for commands whose scan keeps only some args (summary): one more scan,
- * for all its lines, but only counter records kept.
- */
-export async function countersFromFiles(duck: Duck, files: string[]): Promise<void> {
-  const src = await readJsonSql(files, { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' }, duck.tempDir);
-  await createCounters(duck, `SELECT filename AS trace, pid, tid, ts, cat, name, args FROM (${src}) WHERE ph = 'C'`, true);
-}
-
-async function createCounters(duck: Duck, records: string, materialize: boolean): Promise<void> {
+/** `counters` (a table, or a view when not `materialize`) from counter records: trace, pid, tid, ts, cat, name, args. */
+export async function createCounters(duck: Duck, records: string, materialize: boolean): Promise<void> {
   await duck.run(`CREATE OR REPLACE ${materialize ? 'TEMP TABLE' : 'TEMP VIEW'} counters AS
     SELECT trace, pid, tid, ts, cat, name, series, value FROM (
       SELECT trace, pid, tid, ts, cat, name, series,
