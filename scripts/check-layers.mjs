@@ -34,8 +34,8 @@ function importsOf(text) {
   const stat = /^\s*(import|export)\s+(type\s+)?([^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
   for (let m; (m = stat.exec(text)); ) out.push({ spec: m[4], typeOnly: m[2] !== undefined, kind: 'static' });
   // import('x') as a value (a type position reads `import('x').T` or `typeof import('x')`).
-  const dyn = /(typeof\s+)?\bimport\(\s*['"]([^'"]+)['"]\s*\)(\s*\.)?/g;
-  for (let m; (m = dyn.exec(text)); ) out.push({ spec: m[2], typeOnly: m[1] !== undefined || m[3] !== undefined, kind: 'dynamic' });
+  const dyn = /(importBackend:\s*\(\)\s*=>\s*)?(typeof\s+)?\bimport\(\s*['"]([^'"]+)['"]\s*\)(\s*\.)?/g;
+  for (let m; (m = dyn.exec(text)); ) out.push({ spec: m[3], typeOnly: m[2] !== undefined || m[4] !== undefined, kind: m[1] !== undefined ? 'handed to loadTf' : 'dynamic' });
   const req = /\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g;
   for (let m; (m = req.exec(text)); ) out.push({ spec: m[1], typeOnly: false, kind: 'require' });
   return out;
@@ -84,6 +84,8 @@ export function check(root) {
     for (const i of importsOf(readFileSync(f, 'utf8'))) {
       if (!i.spec.startsWith('@tensorflow/') || i.typeOnly) continue;
       if (i.spec === '@tensorflow/tfjs' && i.kind === 'static') continue;
+      // loadTf({ webgpu: { importBackend: () => import(…) } }): loadTf decides when (a bundle's only way).
+      if (i.spec === '@tensorflow/tfjs-backend-webgpu' && i.kind === 'handed to loadTf') continue;
       say('tfjs-through-layer', f, `loads ${i.spec} itself (${i.kind}); use loadTf from @dftracer/tfjs`);
     }
   }
