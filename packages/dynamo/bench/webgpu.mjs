@@ -169,8 +169,14 @@ if (out.accuracy !== undefined) {
   const trackSums = {};
   for (const d of device) if (byLaunch.has(d.args.launch_id)) trackSums[d.name] = (trackSums[d.name] ?? 0) + d.dur;
   out.accuracy.largestOnDeviceTrack = Object.entries(trackSums).sort((a, b) => b[1] - a[1])[0] ?? null;
-  const us = device.map((d) => d.args.device_us).filter((u) => u > 0);
-  out.accuracy.quantizedShare = us.length ? r3(us.filter((u) => u % 100 === 0).length / us.length) : null;
+  // Dawn's default rounding is to 2^16 ns: short kernels would read 0 or whole multiples of 65.5 µs.
+  const stepKernels = events.filter((e) => e.args?.step === 1 && typeof e.args.device_us === 'number' && e.args.device_track === undefined);
+  out.accuracy.zeroTimeKernels = stepKernels.filter((e) => e.args.device_us === 0).length;
+  out.accuracy.kernelEvents = stepKernels.length;
+  const short = stepKernels.filter((e) => e.args.device_us > 0 && e.args.device_us < 1000);
+  const q = (u) => Math.abs(u / 65.536 - Math.round(u / 65.536)) * 65.536 <= 1;
+  out.accuracy.shortKernels = short.length;
+  out.accuracy.quantizedShare = short.length ? r3(short.filter((e) => q(e.args.device_us)).length / short.length) : null;
 }
 console.log('WEBGPU_BENCH ' + JSON.stringify(out));
 releaseWebGPU();

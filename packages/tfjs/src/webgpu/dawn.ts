@@ -48,6 +48,20 @@ function vulkanLoaderPresent(): boolean {
   return dirs.some((d) => existsSync(join(d, 'libvulkan.so.1')));
 }
 
+/**
+ * Dawn rounds GPU timestamps to 2^16 ns unless told not to (a browser's defence against timing
+ * attacks): kernels shorter than that would read 0. Added to the user's options, merged into a
+ * `disable-dawn-features=` they gave (Dawn keeps one value per option), unless they name it.
+ */
+export function unquantized(dawnOptions: readonly string[]): string[] {
+  const out = [...dawnOptions];
+  if (out.some((o) => o.includes('timestamp_quantization'))) return out;
+  const i = out.findIndex((o) => o.startsWith('disable-dawn-features='));
+  if (i >= 0) out[i] = `${out[i]},timestamp_quantization`;
+  else out.push('disable-dawn-features=timestamp_quantization');
+  return out;
+}
+
 export interface WebGPUSetup {
   readonly adapter: AdapterReport;
 }
@@ -64,7 +78,7 @@ export async function setupWebGPU(options: ResolvedWebGPUOptions, from?: string)
   }
   const dawn = await loadDawn(from);
   Object.assign(globalThis, dawn.globals); // GPUBufferUsage, GPUMapMode, … as in a browser
-  const gpu = dawn.create([...options.dawnOptions]);
+  const gpu = dawn.create(unquantized(options.dawnOptions));
   const withLevel = (o: Record<string, unknown> = {}) => ({ powerPreference: options.powerPreference, ...o, ...(options.featureLevel === 'compatibility' ? { featureLevel: 'compatibility' } : {}) });
   const adapter = await gpu.requestAdapter(withLevel());
   if (adapter === null || adapter === undefined) {

@@ -17,3 +17,13 @@ describe('resolveWebGPUOptions', () => {
     expect(() => resolveWebGPUOptions(5 as never, {})).toThrow(/loadTf: webgpu must be an object/);
   });
 });
+
+describe('unquantized', () => {
+  it('asks Dawn for unrounded timestamps, merged into the options the user gave', async () => {
+    const { unquantized } = await import('./dawn.js');
+    expect(unquantized([])).toEqual(['disable-dawn-features=timestamp_quantization']);
+    expect(unquantized(['backend=opengles'])).toEqual(['backend=opengles', 'disable-dawn-features=timestamp_quantization']);
+    expect(unquantized(['disable-dawn-features=foo'])).toEqual(['disable-dawn-features=foo,timestamp_quantization']);
+    expect(unquantized(['enable-dawn-features=timestamp_quantization'])).toEqual(['enable-dawn-features=timestamp_quantization']);
+  });
+});
