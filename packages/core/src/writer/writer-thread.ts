@@ -114,12 +114,19 @@ const spare: ColumnArrays[] = [];
  */
 let thread: ThreadHandle | null = null;
 
+/**
+ * The writer's young generation (V8's default lets it grow to 48 MiB): what the writer allocates
+ * dies within one batch, so small semi-spaces cost it nothing, while grown ones stayed resident
+ * and read as tens of MiB of growth in a long run.
+ */
+const WRITER_YOUNG_MB = 12;
+
 function processThread(entry: string): ThreadHandle {
   if (thread !== null && thread.dead === null) return thread;
   const { port1, port2 } = new MessageChannel();
   const workerData: WriterData = { recycle: port1 };
   // execArgv: [] so a `--import @dftracer/core/register` parent does not trace its own writer.
-  const worker = new Worker(entry, { execArgv: [], stdout: false, stderr: false, workerData, transferList: [port1] });
+  const worker = new Worker(entry, { execArgv: [], stdout: false, stderr: false, workerData, transferList: [port1], resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_MB } });
   worker.unref();
   const t: ThreadHandle = { worker, recycled: port2, dead: null };
   worker.on('error', (e) => {
