@@ -233,7 +233,7 @@ describe('dftFn', () => {
 
   it('rejects bad arguments with a clear error', () => {
     expect(() => dftFn('')).toThrow(/cat must be a non-empty string/);
-    expect(() => dftFn('c').update({ epoch: '1' as unknown as number })).toThrow(/epoch must be a number/);
+    expect(() => dftFn('c').update({ epoch: '1' as unknown as number })).toThrow(/epoch must be a finite number; got string/);
     expect(() => dftFn('c').iter(5 as unknown as number[])).toThrow(/expected an iterable/);
     expect(() => dftFn('c').log(3 as unknown as () => void)).toThrow(/expected a function/);
   });

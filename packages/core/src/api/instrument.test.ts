@@ -191,7 +191,9 @@ describe('instrument', () => {
     expect(() => instrument('', 'x')).toThrow(/cat must be a non-empty string/);
     expect(() => instrument('c', '')).toThrow(/name must be a non-empty string/);
     expect(() => instrument('c', 'x').derive('')).toThrow(/derive: name/);
-    expect(() => instrument('c', 'x').update({ step: 'a' as unknown as number })).toThrow(/step must be a number/);
+    expect(() => instrument('c', 'x').update({ step: 'a' as unknown as number })).toThrow(/step must be a finite number; got string/);
+    expect(() => instrument('c', 'x').update({ step: NaN })).toThrow(/update: step must be a finite number; got NaN/);
+    expect(() => instrument('c', 'x').update({ epoch: Infinity })).toThrow(/update: epoch must be a finite number; got Infinity/);
     expect(() => instrument('c', 'x').variant(null as never)).toThrow(/variant: options/);
   });
 });

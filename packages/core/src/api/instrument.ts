@@ -397,7 +397,8 @@ function stepArgs(info: UpdateOptions): Record<string, ArgValue> | undefined {
   for (const [opt, key] of STEP_KEYS) {
     const v = info[opt];
     if (v !== undefined) {
-      if (typeof v !== 'number') throw new TypeError(`update: ${opt} must be a number; got ${typeof v}`);
+      // NaN and ±Infinity have no JSON form: the trace would hold null or an invalid line.
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`update: ${opt} must be a finite number; got ${typeof v === 'number' ? String(v) : typeof v}`);
       (d ??= {})[key] = v;
     }
   }

@@ -1,10 +1,8 @@
-import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import { GcMeter } from './gc-meter.js';
 import { READ_BYTES, READ_OPS, WRITE_BYTES, WRITE_OPS, ioCounts } from './io-counts.js';
+import { loopDelayHistogram } from './loop-delay.js';
 import type { PutCounter } from './process-sampler.js';
-
-/** The delay histogram's resolution (ms): fine enough for p50 at 100 ms intervals, one timer per 10 ms. */
-const DELAY_RESOLUTION_MS = 10;
 
 /**
  * Figures of the program's own thread (its V8 isolate): heap, event loop, GC and traced I/O.
@@ -24,12 +22,10 @@ export class ThreadSampler {
     private readonly intervalUs: number,
   ) {
     this.loopSeen = now;
-    let h: IntervalHistogram | null = null;
-    try {
-      h = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
+    const h = loopDelayHistogram();
+    if (h !== null) {
+      h.reset();
       h.enable();
-    } catch {
-      h = null;
     }
     this.delay = h;
     this.io.set(ioCounts());

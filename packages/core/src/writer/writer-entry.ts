@@ -2,14 +2,16 @@
  * The writer thread: formats, compresses and appends the batches the main thread hands over. It
  * lives as long as the process and serves one session (initializeLog … finalize) at a time.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { columnBuffers, type EventColumns } from '../recording/columns.js';
 import { writeDiagnostic } from './diagnostics.js';
 import type { FormatContext } from '../format/format-events.js';
 import { BatchEncoder } from '../gzip/index.js';
 import { TraceFile } from './trace-file.js';
 import { WriterCounters } from '../counters/writer-counters.js';
-import { detachEarly, markDone, type WriterBatch, type WriterInit, type WriterMessage } from './writer-thread.js';
+import { detachEarly, markDone, type WriterBatch, type WriterData, type WriterInit, type WriterMessage } from './writer-thread.js';
+
+const { recycle } = workerData as WriterData;
 
 /** What the writer holds for one session: its file, its progress slots, the interned fragments. */
 class Session {
@@ -54,14 +56,15 @@ class Session {
       const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
       ok = this.file.write(this.encoder.encode(b.meta, cols), b.count + b.metaCount);
     } finally {
+      // The arrays go back before the batch counts as done: once the main thread has seen every
+      // batch done, it finds every array back (WriterThread.stop keeps them for the next session).
+      recycle.postMessage(b.columns, columnBuffers(b.columns));
       markDone(this.progress, ok ? b.count : 0, this.file.failed !== null);
     }
-    this.init.recycle.postMessage(b.columns, columnBuffers(b.columns));
   }
 
   close(): void {
     this.counters?.stop();
-    this.init.recycle.close();
   }
 }
 

@@ -23,8 +23,6 @@ const DONE_EVENTS = 3;
 /** What the writer needs to format like the tracer: constants, and interned fragments as they grow. */
 export interface WriterInit {
   readonly shared: SharedFile;
-  /** Where the writer sends emptied arrays back for reuse. */
-  readonly recycle: MessagePort;
   readonly progress: SharedArrayBuffer;
   readonly incMetadata: boolean;
   readonly argsHead: string;
@@ -84,11 +82,27 @@ export function detachEarly(): void {
 /** Messages to the writer thread: a session opens, its batches, it closes. */
 export type WriterMessage = { readonly open: WriterInit } | { readonly close: true } | WriterBatch;
 
-/** The process's writer thread, shared by its tracing sessions; `dead` once it cannot write. */
+/** What the writer thread is started with (its workerData). */
+export interface WriterData {
+  /** Where the writer sends emptied arrays back for reuse, whichever session they came from. */
+  readonly recycle: MessagePort;
+}
+
+/**
+ * The process's writer thread, shared by its tracing sessions; `dead` once it cannot write. One
+ * recycling channel serves all sessions: a port per session would stay allocated, with its
+ * queue, until the event loop turns, and a program may trace session after session without
+ * yielding.
+ */
 interface ThreadHandle {
   readonly worker: Worker;
+  readonly recycled: MessagePort;
   dead: string | null;
 }
+
+/** Emptied arrays kept between sessions (at most this many sets), so a new session allocates none. */
+const MAX_SPARE = 2;
+const spare: ColumnArrays[] = [];
 
 /**
  * One writer thread serves every session (initializeLog … finalize) of the process, and it is
@@ -100,17 +114,27 @@ interface ThreadHandle {
  */
 let thread: ThreadHandle | null = null;
 
+/**
+ * The writer's young generation (V8's default lets it grow to 48 MiB): what the writer allocates
+ * dies within one batch, so small semi-spaces cost it nothing, while grown ones stayed resident
+ * and read as tens of MiB of growth in a long run.
+ */
+const WRITER_YOUNG_MB = 12;
+
 function processThread(entry: string): ThreadHandle {
   if (thread !== null && thread.dead === null) return thread;
+  const { port1, port2 } = new MessageChannel();
+  const workerData: WriterData = { recycle: port1 };
   // execArgv: [] so a `--import @dftracer/core/register` parent does not trace its own writer.
-  const worker = new Worker(entry, { execArgv: [], stdout: false, stderr: false });
+  const worker = new Worker(entry, { execArgv: [], stdout: false, stderr: false, workerData, transferList: [port1], resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_MB } });
   worker.unref();
-  const t: ThreadHandle = { worker, dead: null };
+  const t: ThreadHandle = { worker, recycled: port2, dead: null };
   worker.on('error', (e) => {
     t.dead = `writer thread failed: ${e.message}`;
   });
   worker.on('exit', () => {
     t.dead ??= 'the writer thread exited';
+    port2.close();
   });
   thread = t;
   return t;
@@ -119,7 +143,6 @@ function processThread(entry: string): ThreadHandle {
 /** One session's use of the process's writer thread: its file, progress slots and recycled arrays. */
 export class WriterThread {
   private readonly progress: Int32Array;
-  private readonly recycled: MessagePort;
   private posted = 0;
   private postedEvents = 0;
   // The interned fragments the writer has been sent (it formats with copies of them).
@@ -131,13 +154,11 @@ export class WriterThread {
 
   private constructor(
     private readonly thread: ThreadHandle,
-    init: Omit<WriterInit, 'recycle'>,
+    init: WriterInit,
   ) {
     this.progress = new Int32Array(init.progress);
-    const { port1, port2 } = new MessageChannel();
-    this.recycled = port2;
-    const open: WriterMessage = { open: { ...init, recycle: port1 } };
-    thread.worker.postMessage(open, [port1]);
+    const open: WriterMessage = { open: init };
+    thread.worker.postMessage(open);
   }
 
   /** Opens a session on the writer thread, or returns null when the writer entry is unavailable (run from source). */
@@ -205,7 +226,7 @@ export class WriterThread {
 
   /** Arrays the writer has finished with, ready for the next buffer (never blocks). */
   reuse(): ColumnArrays | undefined {
-    return receiveMessageOnPort(this.recycled)?.message as ColumnArrays | undefined;
+    return spare.pop() ?? (receiveMessageOnPort(this.thread.recycled)?.message as ColumnArrays | undefined);
   }
 
   /** Blocks until every handed-over batch is written; false if the writer stalled or died. */
@@ -239,7 +260,10 @@ export class WriterThread {
   stop(): void {
     if (!this.open) return;
     this.open = false;
-    this.recycled.close();
+    // The session's last arrays wait for the next session; the rest are let go.
+    for (let m = receiveMessageOnPort(this.thread.recycled); m !== undefined; m = receiveMessageOnPort(this.thread.recycled)) {
+      if (spare.length < MAX_SPARE) spare.push(m.message as ColumnArrays);
+    }
     if (this.thread.dead === null && this.stalled === null) {
       const close: WriterMessage = { close: true };
       this.thread.worker.postMessage(close);
