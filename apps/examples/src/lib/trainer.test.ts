@@ -41,7 +41,7 @@ describe('training steps under the demo tracing', () => {
       let step = 0;
       for await (const batch of loader.batches(epoch)) {
         backend.update({ step: ++step });
-        trainer.trainStep(batch);
+        await trainer.trainStep(batch);
         profiler.step();
         perStep.push(tf.memory().numTensors);
       }
