@@ -6,20 +6,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceTimesSettled, loadTf, releaseWebGPU } from '@dftracer/tfjs';
-import { fakeTimestamps, traceProblems, readTrace, type FakeTimestamps, type TraceEvent } from '@dftracer/testing';
+import { fakeTimestamps, MESA_WEBGPU, onMesaWebGPU, traceProblems, readTrace, type FakeTimestamps, type TraceEvent } from '@dftracer/testing';
 import { compile, createBackend } from './index.js';
 import { simpleModel } from './models.test-util.js';
 import { startTrace } from './trace.test-util.js';
 
-process.env.EGL_PLATFORM ??= 'surfaceless';
-
-let available = '';
-try {
-  await loadTf({ prefer: ['webgpu'], tf, webgpu: { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' } });
-} catch (e) {
-  available = (e as Error).message;
-  console.warn(`\n!!! WebGPU on Mesa is not available here (${available}): SKIPPING the webgpu tests (CI installs libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri) !!!\n`);
-}
+const available = await onMesaWebGPU(() => loadTf({ prefer: ['webgpu'], tf, webgpu: MESA_WEBGPU }));
 
 let stop: ReturnType<typeof startTrace>;
 const checks: ((events: TraceEvent[]) => void)[] = [];

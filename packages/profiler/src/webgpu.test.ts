@@ -7,20 +7,12 @@
 import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
 import { deviceTimesSettled, loadTf, releaseWebGPU } from '@dftracer/tfjs';
-import { fakeTimestamps, readTrace, tempDir, traceProblems } from '@dftracer/testing';
+import { fakeTimestamps, MESA_WEBGPU, onMesaWebGPU, readTrace, tempDir, traceProblems } from '@dftracer/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { profile, ProfilerActivity, schedule, traceHandler, type ProfilerResult } from './index.js';
 import { tf } from './tfjs.test-util.js';
 
-process.env.EGL_PLATFORM ??= 'surfaceless';
-
-let reason = '';
-try {
-  await loadTf({ prefer: ['webgpu'], tf, webgpu: { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' } });
-} catch (e) {
-  reason = (e as Error).message;
-  console.warn(`\n!!! WebGPU on Mesa is not available here (${reason}): SKIPPING (CI installs libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri) !!!\n`);
-}
+const reason = await onMesaWebGPU(() => loadTf({ prefer: ['webgpu'], tf, webgpu: MESA_WEBGPU }));
 
 afterAll(() => {
   if (reason === '') releaseWebGPU();

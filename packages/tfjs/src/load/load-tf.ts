@@ -1,26 +1,18 @@
 import { warnOnce } from '@dftracer/core';
 import { useTfNamespace } from '../namespace.js';
 import type { Tf } from '../tf.js';
-import { reasonOf, type CandidateInfo, type CandidateResult } from './candidate.js';
+import { reasonOf, type CandidateResult } from './candidate.js';
 import { CANDIDATES, type TfDevice, type TfPackage } from './candidates.js';
 import { checkOptions, type LoadTfOptions } from './options.js';
-import { report } from './report.js';
+import { report, type LoadReport } from './report.js';
 
-/** What `loadTf()` got. */
-export interface LoadedTf {
+/** What `loadTf()` got (and what its `tfjs` record says). */
+export interface LoadedTf extends LoadReport {
   readonly tf: Tf;
   /** The package the namespace came from. */
   readonly package: TfPackage;
-  /** The active backend: `tensorflow` (tfjs-node, -gpu), `webgpu`, `wasm` or `cpu`. */
-  readonly backend: string;
   /** Where kernels run: `cuda` (tfjs-node-gpu on a GPU), `webgpu`, `cpu` (libtensorflow, or pure JS), `wasm`. */
   readonly device: TfDevice;
-  /** Each candidate passed over on the way, with the reason. */
-  readonly skipped: readonly { readonly candidate: string; readonly package: string; readonly reason: string }[];
-  /** Kernels `loadTf` added to the backend so it can train (wasm: see `registerWasmConvGrad`); empty if none. */
-  readonly addedKernels: readonly string[];
-  /** What the candidate said about its device besides these fields (also in the `tfjs` CM record). */
-  readonly info?: CandidateInfo;
 }
 
 /**

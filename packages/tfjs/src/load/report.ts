@@ -5,10 +5,14 @@ import type { CandidateInfo } from './candidate.js';
 export interface LoadReport {
   readonly tf: { readonly version?: unknown };
   readonly package: string;
+  /** The active backend: `tensorflow` (tfjs-node, -gpu), `webgpu`, `wasm` or `cpu`. */
   readonly backend: string;
   readonly device: string;
+  /** Each candidate passed over on the way, with the reason. */
   readonly skipped: readonly { readonly candidate: string; readonly package: string; readonly reason: string }[];
+  /** Kernels `loadTf` added to the backend so it can train (wasm: see `registerWasmConvGrad`); empty if none. */
   readonly addedKernels: readonly string[];
+  /** What the candidate said about its device besides these fields (also in the `tfjs` CM record). */
   readonly info?: CandidateInfo;
 }
 

@@ -6,23 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
-import { readTrace, tempDir, traceProblems } from '@dftracer/testing';
+import { MESA_WEBGPU, onMesaWebGPU, readTrace, tempDir, traceProblems } from '@dftracer/testing';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { loadTf, releaseWebGPU } from '../index.js';
 
-const MESA = { dawnOptions: ['backend=opengles'], featureLevel: 'compatibility' } as const;
-process.env.EGL_PLATFORM ??= 'surfaceless';
-
-let reason = '';
-try {
+const MESA = MESA_WEBGPU;
+const reason = await onMesaWebGPU(async () => {
   await loadTf({ prefer: ['webgpu'], tf, webgpu: MESA });
   releaseWebGPU();
   await tf.setBackend('cpu');
-} catch (e) {
-  reason = (e as Error).message;
-  console.warn(`\n!!! WebGPU on Mesa is not available here (${reason}): SKIPPING (CI installs libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri) !!!\n`);
-}
+});
 
 describe.skipIf(reason !== '')('loadTf on WebGPU (Mesa, software renderer)', () => {
   it('gives backend webgpu when named, and the tfjs record names the adapter and says it has no timestamp-query', async () => {
