@@ -28,6 +28,11 @@ function dims(e: ProfilerEvent): number {
   return n;
 }
 
+function isResult(r: unknown): r is ProfilerResult {
+  const x = r as Partial<Record<keyof ProfilerResult, unknown>> | null;
+  return x !== null && typeof x === 'object' && typeof x.events === 'function' && typeof x.steps === 'function' && typeof x.start === 'number' && typeof x.end === 'number';
+}
+
 function writeCycle(tracer: Tracer, result: ProfilerResult): number {
   const events = result.events();
   const self = selfFigures(events);
@@ -82,6 +87,11 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
  */
 export const traceHandler = Object.assign(
   function traceHandler(result: ProfilerResult): void {
+    // Called from a training loop: a wrong argument is reported once, never thrown into the program.
+    if (!isResult(result)) {
+      warnOnce('profiler:traceHandler:arg', `@dftracer/profiler traceHandler: result must be the ProfilerResult that onTraceReady receives; got ${result === null ? 'null' : typeof result}; nothing written`);
+      return;
+    }
     const tracer = getTracer();
     if (tracer === null) return;
     let span: Span | null = null;
