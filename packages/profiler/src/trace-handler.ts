@@ -71,7 +71,8 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
     try {
       while (k < events.length && events[k]!.start + events[k]!.duration <= end) emitEvent(events[k++]!);
     } finally {
-      tracer.exit(span, `ProfilerStep#${s.step}`, STEP_CAT, { step: s.step, event_loop_utilization: Math.round(s.eventLoopUtilization * 1e4) / 1e4, event_loop_delay_max_us: s.eventLoopDelayMaxUs }, end);
+      // One name per step: written without a place in the session's name table.
+      tracer.exitTransient(span, `ProfilerStep#${s.step}`, STEP_CAT, { step: s.step, event_loop_utilization: Math.round(s.eventLoopUtilization * 1e4) / 1e4, event_loop_delay_max_us: s.eventLoopDelayMaxUs }, end);
     }
   }
   while (k < events.length) emitEvent(events[k++]!);
