@@ -1,5 +1,6 @@
 import type { ArgValue, Instrument, InstrumentIterOptions, Region, UpdateOptions, VariantOptions } from '@dftracer/core';
 import { getTracer, isDescriptor } from '@dftracer/core';
+import { ROOT_NAME } from './names.js';
 
 /** Per-use options: `@ai.compute.forward({ epoch: 1 })`, `ai.comm.all_reduce({ enable: false })(fn)`. */
 export interface AITracerOptions extends VariantOptions {}
@@ -77,6 +78,31 @@ function checkOptions(o: Record<string, unknown>, where: string): AITracerOption
   return o as AITracerOptions;
 }
 
+/** How a user wrote the tracer (`ai.compute.forward`, `ai`), for error messages. */
+function where(ins: Instrument): string {
+  if (ins.name === ROOT_NAME) return 'ai';
+  if (ins.name === ins.cat || ins.name.startsWith(`${ins.cat}.`)) return `ai.${ins.name}`;
+  return `ai.${ins.cat}.${ins.name}`;
+}
+
+function checkObject(v: unknown, what: string, like: string): void {
+  if (v !== undefined && (v === null || typeof v !== 'object')) throw new TypeError(`${what} must be an object like ${like}; got ${String(v)}`);
+}
+
+function checkKeys(o: object, keys: readonly string[], what: string): void {
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${what}: unknown option ${JSON.stringify(k)}; expected ${keys.join(', ')}`);
+}
+
+/** Core's own checks say `update: …`; the user called `ai.compute.update`. */
+function named<T>(w: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof TypeError && /^[a-z]+: /.test(e.message)) throw new TypeError(`${w}.${e.message}`);
+    throw e;
+  }
+}
+
 const members = {
   get cat(): string {
     return (this as unknown as AITracer).instrument.cat;
@@ -88,9 +114,14 @@ const members = {
     return tracerOf((this as unknown as AITracer).instrument.derive('init'));
   },
   start(this: AITracer, options: AIRegionOptions = {}): Region {
+    const w = `${where(this.instrument)}.start`;
+    checkObject(options, `${w}: options`, '{ metadata, args }');
+    checkKeys(options, ['metadata', 'args'], w);
+    checkObject(options.args, `${w}: args`, '{ key: value }');
     return this.instrument.start({ metadata: options.metadata === true, args: options.args });
   },
   stop(this: AITracer, options: { metadata?: boolean } = {}): void {
+    checkObject(options, `${where(this.instrument)}.stop: options`, '{ metadata }');
     const ins = this.instrument;
     // pydftracer's stop(metadata=True) writes the end record even without a matching start.
     if (!ins.stop() && options.metadata === true && ins.enabled) {
@@ -99,17 +130,23 @@ const members = {
     }
   },
   run<T>(this: AITracer, fn: () => T, args?: Record<string, ArgValue>): T {
+    const w = `${where(this.instrument)}.run`;
+    if (typeof fn !== 'function') throw new TypeError(`${w}: fn must be a function; got ${fn === null ? 'null' : typeof fn}`);
+    checkObject(args, `${w}: args`, '{ key: value }');
     return this.instrument.run(fn, args);
   },
   iter<T>(this: AITracer, iterable: Iterable<T> | AsyncIterable<T>, options: AIIterOptions = {}): Generator<T, void, undefined> | AsyncGenerator<T, void, undefined> {
+    const w = `${where(this.instrument)}.iter`;
+    checkObject(options, `${w}: options`, '{ includeIter, includeBlock, name }');
+    checkKeys(options, ['includeIter', 'includeBlock', 'name'], w);
     const o: InstrumentIterOptions = { includeIter: options.includeIter, includeBlock: options.includeBlock, name: options.name };
-    return this.instrument.iter(iterable as Iterable<T>, o);
+    return named(where(this.instrument), () => this.instrument.iter(iterable as Iterable<T>, o));
   },
   derive(this: AITracer, suffix: string): AITracer {
-    return tracerOf(this.instrument.derive(suffix));
+    return tracerOf(named(where(this.instrument), () => this.instrument.derive(suffix)));
   },
   update(this: AITracer, info: UpdateOptions): AITracer {
-    this.instrument.update(info);
+    named(where(this.instrument), () => this.instrument.update(info));
     return this;
   },
   enable(this: AITracer): AITracer {
@@ -129,9 +166,12 @@ export function tracerOf(ins: Instrument): AITracer {
   if (t !== undefined) return t;
   const f = function aiTracer(a: unknown, b?: unknown, c?: unknown): unknown {
     if (typeof a === 'object' && a !== null && b === undefined && !isDescriptor(c)) {
-      return tracerOf(ins.variant(checkOptions(a as Record<string, unknown>, `${ins.cat}.${ins.name}`)));
+      return tracerOf(named(where(ins), () => ins.variant(checkOptions(a as Record<string, unknown>, where(ins)))));
     }
-    return ins.decorate(a, b, c);
+    if (typeof a !== 'function' && (typeof a !== 'object' || a === null)) {
+      throw new TypeError(`${where(ins)}: expects a function, method, class or options like { step }; got ${a === null ? 'null' : typeof a}`);
+    }
+    return named(where(ins), () => ins.decorate(a, b, c));
   };
   Object.setPrototypeOf(f, proto);
   Object.defineProperty(f, 'name', { value: ins.name, configurable: true });

@@ -1,5 +1,5 @@
 import { loadTf as loadTfNamespace, type LoadedTf, type LoadTfOptions as TfjsLoadTfOptions } from '@dftracer/tfjs';
-import { useTf, type UseTfOptions } from './tfjs-hooks.js';
+import { checkUseTfOptions, useTf, type UseTfOptions } from './tfjs-hooks.js';
 
 /** `@dftracer/tfjs`'s loadTf options and those of `useTf` for the compute tracers. */
 export interface LoadTfOptions extends TfjsLoadTfOptions, UseTfOptions {}
@@ -12,6 +12,7 @@ export interface LoadTfOptions extends TfjsLoadTfOptions, UseTfOptions {}
 export async function loadTf(options: LoadTfOptions = {}): Promise<LoadedTf> {
   if (options === null || typeof options !== 'object') return loadTfNamespace(options);
   const { sync, shapes, memory, ...load } = options;
+  checkUseTfOptions({ sync, shapes, memory }, 'loadTf');
   const loaded = await loadTfNamespace(load);
   useTf(loaded.tf, { sync, shapes, memory });
   return loaded;

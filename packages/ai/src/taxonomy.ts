@@ -1,13 +1,8 @@
 import { instrument, type Instrument } from '@dftracer/core';
 import { tracerOf, type AITracer } from './ai-tracer.js';
+import { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME } from './names.js';
 
-/** pydftracer's constants (`ai_common.py`). */
-export const ROOT_NAME = 'ai_root';
-export const ROOT_CAT = 'ai_root';
-export const ITER_COUNT_NAME = 'count';
-export const BLOCK_NAME = 'block';
-export const ITER_NAME = 'iter';
-export const INIT_NAME = 'init';
+export { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME };
 
 /** `open`, `read`, `write`, `close` under `<category>.io` (pydftracer's explicit I/O tags). */
 export interface AIIo extends AITracer {

@@ -26,6 +26,12 @@ let live = 0;
  * `checkpoint.capture`, `tf.loadLayersModel` → `checkpoint.restart`. All removed at teardown.
  */
 export function tfjsAutoTrace(options: TfjsAutoTraceOptions = {}): Plugin {
+  if (options === null || typeof options !== 'object') throw new TypeError(`tfjsAutoTrace: options must be an object like { tf }; got ${String(options)}`);
+  for (const k of Object.keys(options)) if (k !== 'tf') throw new TypeError(`tfjsAutoTrace: unknown option ${JSON.stringify(k)}; expected tf`);
+  const given = options.tf as { LayersModel?: unknown; data?: unknown } | undefined;
+  if (given !== undefined && (given === null || typeof given !== 'object' || typeof given.LayersModel !== 'function')) {
+    throw new TypeError('tfjsAutoTrace: tf must be the TensorFlow.js namespace (import * as tf from "@tensorflow/tfjs"), with LayersModel');
+  }
   return {
     name: 'ai.tfjs',
     setup(tracer) {

@@ -89,6 +89,14 @@ export function transferHooks(tf: Tf): CallHooks<undefined> {
   };
 }
 
+/** Throws, naming the option, on what `useTf` (and loadTf's `sync`) cannot use. */
+export function checkUseTfOptions(options: unknown, fn = 'useTf'): void {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${fn}: options must be an object like { sync, shapes, memory }; got ${String(options)}`);
+  const o = options as Record<string, unknown>;
+  if (o.sync !== undefined && typeof o.sync !== 'boolean' && o.sync !== 'auto') throw new TypeError(`${fn}: sync must be true, false or 'auto'; got ${JSON.stringify(o.sync)}`);
+  for (const k of ['shapes', 'memory'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean; got ${JSON.stringify(o[k])}`);
+}
+
 /**
  * Hands a tfjs namespace to the taxonomy: every `ai.compute` tracer records output shapes/bytes
  * and `tf.memory()` deltas and (on asynchronous backends, by default) waits for the device work of
@@ -99,6 +107,7 @@ export function useTf(tf: Tf, options: UseTfOptions = {}): void {
   if (tf === null || typeof tf !== 'object' || typeof tf.memory !== 'function' || typeof tf.Tensor !== 'function') {
     throw new TypeError('useTf: expected the TensorFlow.js namespace (import * as tf from "@tensorflow/tfjs")');
   }
+  checkUseTfOptions(options);
   useTfNamespace(tf);
   ai.compute.instrument.setHooks(computeHooks(tf, options));
   ai.device.transfer.instrument.setHooks(transferHooks(tf));

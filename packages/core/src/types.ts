@@ -97,6 +97,11 @@ export interface Tracer {
    * defaults to now (µs) and lets a caller that measured the end itself record it exactly.
    */
   exit(span: Span, name: string, cat: string, args?: Args, end?: number): void;
+  /**
+   * `exit` for a name made for one event or a few (`ProfilerStep#1234`): the name is not kept for
+   * the session, so millions of distinct names do not grow memory. The event written is the same.
+   */
+  exitTransient(span: Span, name: string, cat: string, args?: Args, end?: number): void;
   /** Runs fn with `span` as the current context, across awaits (AsyncLocalStorage). */
   within<T>(span: Span, fn: () => T): T;
   /** Writes a complete event measured by the caller, as a child of the current context. */

@@ -27,6 +27,14 @@ export interface BackendOptions extends DynamoContext {
   deviceTime?: DeviceTimeMode;
 }
 
+const OPTION_KEYS = ['name', 'enable', 'autograd', 'onGraph', 'deviceTime', 'epoch', 'step', 'imageIdx', 'imageSize'];
+const CONTEXT_KEYS = ['epoch', 'step', 'imageIdx', 'imageSize'];
+
+/** A misspelt option (`epochs`) would silently be dropped from every event: say so instead. */
+function checkKeys(o: object, keys: readonly string[], fn: string): void {
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(k)}; expected one of ${keys.join(', ')}`);
+}
+
 function checkCount(v: unknown, what: string): void {
   if (v !== undefined && !(typeof v === 'number' && Number.isInteger(v) && v >= 0)) throw new TypeError(`${what} must be a non-negative integer; got ${String(v)}`);
 }
@@ -58,6 +66,7 @@ export class DynamoBackend {
 
   constructor(options: BackendOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError(`createBackend: options must be an object; got ${String(options)}`);
+    checkKeys(options, OPTION_KEYS, 'createBackend');
     const { name = 'dynamo', enable = true, autograd = true, onGraph } = options;
     if (typeof name !== 'string' || name === '') throw new TypeError(`createBackend: name must be a non-empty string; got ${String(name)}`);
     if (typeof enable !== 'boolean') throw new TypeError(`createBackend: enable must be a boolean; got ${String(enable)}`);
@@ -92,6 +101,7 @@ export class DynamoBackend {
   /** Sets the epoch/step/image of the following calls (a field left out keeps its value). */
   update(context: DynamoContext, fn = 'update'): this {
     if (context === null || typeof context !== 'object') throw new TypeError(`${fn}: expects an object like { epoch, step }; got ${String(context)}`);
+    if (fn === 'update') checkKeys(context, CONTEXT_KEYS, fn);
     checkContext(context, fn);
     const c: DynamoContext = { ...this.context };
     for (const k of ['epoch', 'step', 'imageIdx', 'imageSize'] as const) if (context[k] !== undefined) (c as Record<string, unknown>)[k] = context[k];

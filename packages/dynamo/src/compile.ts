@@ -29,6 +29,14 @@ function isDecoratorContext(v: unknown): v is ClassMethodDecoratorContext {
   return c !== null && typeof c === 'object' && typeof c.kind === 'string' && 'name' in c;
 }
 
+const COMPILE_KEYS = ['backend', 'deviceTime'];
+
+/** A misspelt option (`backnd`) would silently trace with the default backend: say so instead. */
+function checkCompileOptions(o: object): CompileOptions {
+  for (const k of Object.keys(o)) if (!COMPILE_KEYS.includes(k)) throw new TypeError(`compile: unknown option ${JSON.stringify(k)}; expected backend or deviceTime`);
+  return o as CompileOptions;
+}
+
 function toBackend(b: CompileOptions['backend'], fallback: () => DynamoBackend): DynamoBackend {
   if (b === undefined) return fallback();
   if (b instanceof DynamoBackend) return b;
@@ -107,11 +115,13 @@ export function makeCompile(defaultBackend: () => DynamoBackend): CompileFn {
     }
     if (typeof a === 'function' || isLayersModel(a)) {
       if (b !== undefined && (b === null || typeof b !== 'object')) throw new TypeError(`compile: the second argument must be options like { backend }; got ${String(b)}`);
-      return compileTarget(a, toBackend((b as CompileOptions | undefined)?.backend, defaultBackend), undefined, (b as CompileOptions | undefined)?.deviceTime);
+      const o = b === undefined ? undefined : checkCompileOptions(b);
+      return compileTarget(a, toBackend(o?.backend, defaultBackend), undefined, o?.deviceTime);
     }
     if (a !== null && typeof a === 'object' && b === undefined) {
-      const backend = toBackend((a as CompileOptions).backend, defaultBackend);
-      const deviceTime = (a as CompileOptions).deviceTime;
+      const o = checkCompileOptions(a);
+      const backend = toBackend(o.backend, defaultBackend);
+      const deviceTime = o.deviceTime;
       return (target: unknown, context?: unknown) => compileTarget(target, backend, isDecoratorContext(context) ? String(context.name) : undefined, deviceTime);
     }
     throw new TypeError(`compile: expects a function, a tfjs LayersModel or options like { backend }; got ${a === null ? 'null' : typeof a}`);

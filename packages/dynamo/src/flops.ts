@@ -33,6 +33,10 @@ const MOVEMENT = new Set([
 
 const last = (s: readonly number[], i: number): number => s[s.length - i] ?? 1;
 
+function isMetaList(v: unknown): v is readonly TensorMeta[] {
+  return Array.isArray(v) && v.every((t) => t !== null && typeof t === 'object' && Array.isArray((t as TensorMeta).shape));
+}
+
 function input(ins: readonly NamedMeta[], key: string, at: number): TensorMeta | undefined {
   return ins.find((t) => t.key === key) ?? ins[at];
 }
@@ -53,6 +57,10 @@ function fusedExtras(ins: readonly NamedMeta[], attrs: Readonly<Record<string, u
 }
 
 export function kernelCost(kernel: string, ins: readonly NamedMeta[], outs: readonly TensorMeta[], attrs: Readonly<Record<string, unknown>> | undefined): KernelCost {
+  if (typeof kernel !== 'string') throw new TypeError(`kernelCost: kernel must be a kernel name; got ${typeof kernel}`);
+  if (!isMetaList(ins)) throw new TypeError('kernelCost: ins must be an array of { key, shape, dtype }');
+  if (!isMetaList(outs)) throw new TypeError('kernelCost: outs must be an array of { shape, dtype }');
+  if (attrs !== undefined && (attrs === null || typeof attrs !== 'object')) throw new TypeError(`kernelCost: attrs must be an object or undefined; got ${String(attrs)}`);
   const out = outs[0];
   const outElems = out ? numel(out.shape) : 0;
   switch (kernel) {

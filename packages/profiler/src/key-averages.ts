@@ -88,6 +88,7 @@ export class KeyAverages extends Array<FunctionEventAvg> {
   private byStack = false;
 
   static ofEvents(events: readonly ProfilerEvent[], options: KeyAveragesOptions = {}, memory = false): KeyAverages {
+    if (options === null || typeof options !== 'object') throw new TypeError(`keyAverages: options must be an object like { groupByInputShape }; got ${String(options)}`);
     const stackN = options.groupByStackN ?? 0;
     if (!Number.isInteger(stackN) || stackN < 0) throw new TypeError(`keyAverages: groupByStackN must be an integer ≥ 0; got ${String(options.groupByStackN)}`);
     const self = selfFigures(events);
@@ -161,6 +162,7 @@ export class KeyAverages extends Array<FunctionEventAvg> {
 
   /** A text table like torch's `key_averages().table(sort_by=…, row_limit=…)`. */
   table(options: TableOptions = {}): string {
+    if (options === null || typeof options !== 'object') throw new TypeError(`table: options must be an object like { sortBy, rowLimit }; got ${String(options)}`);
     const sortBy = options.sortBy ?? 'cpu_time_total';
     const field = SORT_FIELDS[sortBy];
     if (field === undefined) throw new TypeError(`table: sortBy ${JSON.stringify(sortBy)} is not one of ${Object.keys(SORT_FIELDS).join(', ')}`);
@@ -171,6 +173,7 @@ export class KeyAverages extends Array<FunctionEventAvg> {
     const selfCpu = this.selfCpuTimeTotal;
     const selfDev = this.selfDeviceTimeTotal;
     const maxName = options.maxNameColumnWidth ?? 55;
+    if (!Number.isInteger(maxName) || maxName < 4) throw new TypeError(`table: maxNameColumnWidth must be an integer ≥ 4; got ${String(options.maxNameColumnWidth)}`);
     const nameWidth = Math.max(4, Math.min(maxName, Math.max(0, ...shown.map((r) => r.key.length))));
     const cols: { title: string; width: number; cell: (r: FunctionEventAvg) => string }[] = [
       { title: 'Name', width: nameWidth, cell: (r) => (r.key.length > nameWidth ? `${r.key.slice(0, nameWidth - 3)}...` : r.key) },

@@ -35,6 +35,15 @@ export interface ProfileOptions {
   readonly deviceTime?: DeviceTimeMode;
 }
 
+const OPTION_KEYS: readonly (keyof ProfileOptions)[] = ['activities', 'schedule', 'onTraceReady', 'recordShapes', 'profileMemory', 'withStack', 'tf', 'deviceTime'];
+
+/** A misspelt option (`shedule`) would silently profile every step: say so instead. */
+function checkKeys(options: object): void {
+  for (const k of Object.keys(options)) {
+    if (!(OPTION_KEYS as readonly string[]).includes(k)) throw new TypeError(`profile: unknown option ${JSON.stringify(k)}; expected one of ${OPTION_KEYS.join(', ')}`);
+  }
+}
+
 function flag(options: ProfileOptions, name: keyof ProfileOptions): boolean {
   const v = options[name];
   if (v !== undefined && typeof v !== 'boolean') throw new TypeError(`profile: ${name} must be a boolean; got ${String(v)}`);
@@ -90,6 +99,7 @@ export class Profiler {
 
   constructor(options: ProfileOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError(`profile: options must be an object; got ${String(options)}`);
+    checkKeys(options);
     const a = activitySet(options.activities);
     this.cpu = a.cpu;
     this.gpu = a.gpu;

@@ -49,6 +49,7 @@ export class CycleResult implements ProfilerResult {
   }
 
   keyAverages(options?: KeyAveragesOptions): KeyAverages {
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`keyAverages: options must be an object like { groupByInputShape }; got ${String(options)}`);
     if (options?.groupByInputShape === true && !this.recordShapes) throw new Error('keyAverages: groupByInputShape needs profile({ recordShapes: true })');
     if ((options?.groupByStackN ?? 0) > 0 && !this.withStack) throw new Error('keyAverages: groupByStackN needs profile({ withStack: true })');
     return KeyAverages.ofEvents(this.eventList, options, this.profileMemory);

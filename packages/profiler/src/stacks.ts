@@ -10,6 +10,7 @@ export type StackMetric = 'self_cpu_time_total' | 'self_device_time_total' | 'se
  * flamegraph.pl and speedscope read them), the value being self time in µs on the metric's device.
  */
 export function collapsedStacks(events: readonly ProfilerEvent[], metric: StackMetric = 'self_cpu_time_total'): string {
+  if (!Array.isArray(events)) throw new TypeError(`collapsedStacks: events must be an array (a result's events()); got ${events === null ? 'null' : typeof events}`);
   if (metric !== 'self_cpu_time_total' && metric !== 'self_device_time_total' && metric !== 'self_cuda_time_total') {
     throw new TypeError(`exportStacks: metric must be self_cpu_time_total or self_device_time_total; got ${String(metric)}`);
   }

@@ -28,6 +28,11 @@ function dims(e: ProfilerEvent): number {
   return n;
 }
 
+function isResult(r: unknown): r is ProfilerResult {
+  const x = r as Partial<Record<keyof ProfilerResult, unknown>> | null;
+  return x !== null && typeof x === 'object' && typeof x.events === 'function' && typeof x.steps === 'function' && typeof x.start === 'number' && typeof x.end === 'number';
+}
+
 function writeCycle(tracer: Tracer, result: ProfilerResult): number {
   const events = result.events();
   const self = selfFigures(events);
@@ -66,7 +71,8 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
     try {
       while (k < events.length && events[k]!.start + events[k]!.duration <= end) emitEvent(events[k++]!);
     } finally {
-      tracer.exit(span, `ProfilerStep#${s.step}`, STEP_CAT, { step: s.step, event_loop_utilization: Math.round(s.eventLoopUtilization * 1e4) / 1e4, event_loop_delay_max_us: s.eventLoopDelayMaxUs }, end);
+      // One name per step: written without a place in the session's name table.
+      tracer.exitTransient(span, `ProfilerStep#${s.step}`, STEP_CAT, { step: s.step, event_loop_utilization: Math.round(s.eventLoopUtilization * 1e4) / 1e4, event_loop_delay_max_us: s.eventLoopDelayMaxUs }, end);
     }
   }
   while (k < events.length) emitEvent(events[k++]!);
@@ -82,6 +88,11 @@ function writeCycle(tracer: Tracer, result: ProfilerResult): number {
  */
 export const traceHandler = Object.assign(
   function traceHandler(result: ProfilerResult): void {
+    // Called from a training loop: a wrong argument is reported once, never thrown into the program.
+    if (!isResult(result)) {
+      warnOnce('profiler:traceHandler:arg', `@dftracer/profiler traceHandler: result must be the ProfilerResult that onTraceReady receives; got ${result === null ? 'null' : typeof result}; nothing written`);
+      return;
+    }
     const tracer = getTracer();
     if (tracer === null) return;
     let span: Span | null = null;

@@ -67,7 +67,8 @@ function isTfCore(v: unknown): v is TfCoreModule {
  * process-wide). Nothing is required when a namespace was passed or handed over, so bundled
  * programs work as long as they hand theirs over. `who` names the caller in errors (`profile`).
  */
-export function resolveTf(given: unknown, who: string): TfCoreModule {
+export function resolveTf(given: unknown, who = 'resolveTf'): TfCoreModule {
+  if (typeof who !== 'string' || who === '') throw new TypeError(`resolveTf: who must be a non-empty string naming the caller; got ${String(who)}`);
   if (given !== undefined) {
     if (!isTfCore(given)) throw new TypeError(`${who}: tf must be the tfjs module (import * as tf from "@tensorflow/tfjs"), with engine()`);
     return given;

@@ -137,6 +137,7 @@ export class EventGzip {
   private readonly tokens = new DeflateTokens();
   private readonly cols = new Columns();
   private readonly kindFrags: Frag[] = [];
+  private readonly kindTexts: string[] = [];
   private readonly keyFrags: Frag[] = [];
   private readonly strFrags: Frag[] = [];
   private readonly fId = new Frag(ID_HEAD);
@@ -296,7 +297,9 @@ export class EventGzip {
   /** Compiles fragments interned since the last batch; forgets the last batch's lines. */
   private prepare(): void {
     const { kindFrag, keyFrag, strFrag } = this.ctx;
-    for (let k = this.kindFrags.length; k < kindFrag.length; k++) this.kindFrags.push(new Frag(kindFrag[k]!));
+    // A kind slot may be redefined between batches (Interner.transientKind): rebuild its fragment.
+    for (let k = 0; k < this.kindFrags.length; k++) if (this.kindTexts[k] !== kindFrag[k]) this.setKind(k, kindFrag[k]!);
+    for (let k = this.kindFrags.length; k < kindFrag.length; k++) this.setKind(k, kindFrag[k]!);
     for (let k = this.keyFrags.length; k < keyFrag.length; k++) {
       const f = new Frag(keyFrag[k]!);
       this.keyFrags.push(f);
@@ -313,6 +316,11 @@ export class EventGzip {
     this.refStart.fill(-1);
     this.srcCount.fill(0);
     this.varying.fill(0);
+  }
+
+  private setKind(k: number, text: string): void {
+    this.kindFrags[k] = new Frag(text);
+    this.kindTexts[k] = text;
   }
 
   /** (Re)makes the per-state arrays for `n` states (a power of two), every state empty. */

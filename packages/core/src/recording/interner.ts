@@ -52,6 +52,49 @@ export class Interner {
     return k;
   }
 
+  /**
+   * The kind of a name used once or a few times (`ProfilerStep#1234`): it takes a slot of a small
+   * ring instead of a place in the name table for the session, so such names do not grow memory.
+   * A slot is redefined once RING_KINDS newer ones were taken; -1 when the slot to redefine was
+   * used since `gen` began (the caller flushes, so that no buffered event reads the new name).
+   */
+  transientKind(name: string, cat: string, gen: number): number {
+    const known = this.kinds.get(cat)?.get(name);
+    if (known !== undefined) return known;
+    const key = `${cat}\0${name}`;
+    let pos = this.ringPos.get(key);
+    if (pos === undefined) {
+      pos = this.ringNext;
+      const slot = this.ringKind[pos];
+      if (slot === undefined) {
+        this.ringKind.push(this.kindFrag.length);
+        this.kindFrag.push(kindFragment(cutName(name), cutName(cat), this.pid));
+        this.kindName.push(name);
+        this.kindCat.push(cat);
+      } else {
+        if (this.ringUsed[pos] === gen) return -1;
+        this.ringPos.delete(this.ringKey[pos]!);
+        this.kindFrag[slot] = kindFragment(cutName(name), cutName(cat), this.pid);
+        this.kindName[slot] = name;
+        this.kindCat[slot] = cat;
+        this.redefined.push(slot);
+      }
+      this.ringKey[pos] = key;
+      this.ringPos.set(key, pos);
+      this.ringNext = (pos + 1) % RING_KINDS;
+    }
+    this.ringUsed[pos] = gen;
+    return this.ringKind[pos]!;
+  }
+
+  /** Ring slots (kind indices) whose fragment changed since the writer was last sent them. */
+  readonly redefined: number[] = [];
+  private readonly ringKind: number[] = [];
+  private readonly ringKey: string[] = [];
+  private readonly ringUsed = new Float64Array(RING_KINDS).fill(-1);
+  private readonly ringPos = new Map<string, number>();
+  private ringNext = 0;
+
   /** The index of a short string value, or -1 when it is not worth interning (or the table is full). */
   str(v: string): number {
     // The same value as the last one (a file's hash, read after read) skips the Map.
@@ -97,6 +140,9 @@ const RECENT_KEYS = 16;
 
 /** Keys the tracer writes in every event's args: a user arg of the same name is renamed `user_<key>`. */
 const RESERVED_KEYS = new Set(['hhash', 'level', 'p_idx']);
+
+/** Slots for transient names: as many distinct ones as can sit in a buffer before a flush is forced. */
+const RING_KINDS = 256;
 
 /** Only short strings are interned, and only so many: unique values must not grow memory forever. */
 const MAX_INTERNED_STRING = 64;

@@ -83,6 +83,8 @@ export class ThreadTracer implements Tracer {
   private writer: WriterThread | null = null;
   /** Flushes handed to the writer thread and encoded on this thread (diagnostics, tests). */
   readonly batches = { handed: 0, here: 0 };
+  /** Counts flushes: a ring slot of transient names last used in this generation is still buffered. */
+  private flushGen = 0;
   private pendingMeta = '';
   /** Metadata records in pendingMeta: they count in `end.num_events` once written. */
   private pendingMetaCount = 0;
@@ -245,10 +247,26 @@ export class ThreadTracer implements Tracer {
   }
 
   exit(span: Span, name: string, cat: string, args?: Args, end?: number): void {
+    this.exitKind(span as SpanState, this.interner.kind(name, cat), args, this.exitTime(span, end));
+  }
+
+  exitTransient(span: Span, name: string, cat: string, args?: Args, end?: number): void {
+    const e = this.exitTime(span, end);
+    if (!(span as SpanState).open) return;
+    let k = this.interner.transientKind(name, cat, this.flushGen);
+    if (k < 0) {
+      // The ring slot to redefine holds a buffered event's name: write those out first.
+      this.flush();
+      k = this.interner.transientKind(name, cat, this.flushGen);
+    }
+    this.exitKind(span as SpanState, k, args, e);
+  }
+
+  private exitTime(span: Span, end: number | undefined): number {
     let e = end ?? nowUs();
     if (!isCleanTime(e)) e = this.badTime('exit', 'end', e, nowUs());
     if (e < span.start && (span as SpanState).open) this.badTime('exit', 'end', e, 0, `before the span's start ${span.start}`);
-    this.exitKind(span as SpanState, this.interner.kind(name, cat), args, e);
+    return e;
   }
 
   exitKind(span: SpanState, kind: number, args?: Args, end: number = nowUs()): void {
@@ -584,6 +602,8 @@ export class ThreadTracer implements Tracer {
 
   /** Formats and writes everything buffered as one member (or hands it to the writer thread). */
   flush(): void {
+    // Events recorded from here on are in a later batch (Interner.transientKind).
+    this.flushGen++;
     const n = this.buf.count;
     if (n === 0 && this.pendingMeta === '') return;
     const meta = this.pendingMeta;
@@ -608,6 +628,8 @@ export class ThreadTracer implements Tracer {
         return;
       }
     }
+    // Formatted here from the interner's own arrays: no redefinition needs sending.
+    this.interner.redefined.length = 0;
     const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m)));
     let bytes: Buffer;
     try {

@@ -82,6 +82,10 @@ export class RecordingTracer implements Tracer {
     return span;
   }
 
+  exitTransient(span: Span, name: string, cat: string, args?: Args, end?: number): void {
+    this.exit(span, name, cat, args, end);
+  }
+
   exit(span: Span, name: string, cat: string, args?: Args, end?: number): void {
     this.tick();
     const s = span as RecSpan;

@@ -48,6 +48,7 @@ class Session {
   }
 
   write(b: WriterBatch): void {
+    for (let i = 0; i < b.redefinedKinds.length; i += 2) this.kindFrag[b.redefinedKinds[i] as number] = b.redefinedKinds[i + 1] as string;
     for (const k of b.newKinds) this.kindFrag.push(k);
     for (const k of b.newKeys) this.keyFrag.push(k);
     for (const k of b.newStrs) this.strFrag.push(k);

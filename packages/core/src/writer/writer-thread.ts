@@ -35,6 +35,8 @@ export interface WriterInit {
 export interface WriterBatch {
   readonly meta: string;
   readonly newKinds: readonly string[];
+  /** Kind slots redefined (transient names), each followed by its new fragment: [index, fragment, …]. */
+  readonly redefinedKinds: readonly (number | string)[];
   readonly newKeys: readonly string[];
   readonly newStrs: readonly string[];
   readonly count: number;
@@ -197,6 +199,7 @@ export class WriterThread {
     const handed = this.submit({
       meta,
       newKinds: kindFrag.slice(this.sentKinds),
+      redefinedKinds: redefinedKinds(interner, this.sentKinds),
       newKeys: keyFrag.slice(this.sentKeys),
       newStrs: strFrag.slice(this.sentStrs),
       count: buf.count,
@@ -207,6 +210,7 @@ export class WriterThread {
       argObj: buf.argObj,
     });
     if (handed) {
+      interner.redefined.length = 0;
       this.sentKinds = kindFrag.length;
       this.sentKeys = keyFrag.length;
       this.sentStrs = strFrag.length;
@@ -282,4 +286,11 @@ export function markDone(progress: Int32Array, events: number, failed: boolean):
   Atomics.add(progress, DONE_EVENTS, events);
   Atomics.add(progress, DONE, 1);
   Atomics.notify(progress, DONE);
+}
+
+/** The redefined kind slots the writer already holds (below `sent`), with their new fragments. */
+function redefinedKinds(interner: Interner, sent: number): (number | string)[] {
+  const out: (number | string)[] = [];
+  for (const k of interner.redefined) if (k < sent) out.push(k, interner.kindFrag[k]!);
+  return out;
 }

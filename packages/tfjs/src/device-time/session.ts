@@ -11,6 +11,12 @@ export interface TfForDeviceTime {
   engine(): unknown;
 }
 
+function checkTfForDeviceTime(tf: unknown, where: string): asserts tf is TfForDeviceTime {
+  const t = tf as Partial<Record<keyof TfForDeviceTime, unknown>> | null;
+  const missing = (['getBackend', 'backend', 'engine'] as const).filter((k) => typeof t?.[k] !== 'function');
+  if (missing.length > 0) throw new TypeError(`${where}: tf must be the tfjs module (import * as tf from '@tensorflow/tfjs'); it lacks ${missing.join(', ')}`);
+}
+
 interface Deferred {
   readonly tracer: Tracer;
   readonly track: string;
@@ -24,6 +30,7 @@ interface Deferred {
 
 /** What the active backend can do for device timing. */
 export function backendFacts(tf: TfForDeviceTime): BackendFacts {
+  checkTfForDeviceTime(tf, 'backendFacts');
   const name = tf.getBackend();
   const asynchronous = isAsyncBackend(tf, name);
   if (name === 'webgpu') {
@@ -192,6 +199,9 @@ export type DeviceTimer = Pick<WebGPUTimer, 'settle' | 'deviceUs' | 'deviceStart
  * a `tfjs.device_time` CM record and at INFO.
  */
 export function startDeviceTiming(tf: TfForDeviceTime, requested: unknown, where: string, active: () => boolean = () => true): DeviceTiming {
+  if (typeof where !== 'string' || where === '') throw new TypeError(`startDeviceTiming: where must be a non-empty string naming the caller; got ${String(where)}`);
+  checkTfForDeviceTime(tf, where);
+  if (typeof active !== 'function') throw new TypeError(`startDeviceTiming: active must be a function; got ${typeof active}`);
   const mode = checkDeviceTimeMode(requested, where);
   const decision = decideDeviceTime(mode, backendFacts(tf), where);
   const backend = tf.backend() as object;
