@@ -4,6 +4,7 @@ import { traceIterable, type InstrumentIterOptions } from './instrument-iter.js'
 import { nowUs } from '../recording/clock.js';
 import { safeJson } from '../format/safe-json.js';
 import { settleSpan } from './instrument-call.js';
+import { mergeArgs } from './merge-args.js';
 import type { ParamSlot } from './params.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue } from '../types.js';
@@ -419,16 +420,4 @@ function hasKeys(o: object): boolean {
  */
 function variantKey(o: VariantOptions): string {
   return safeJson([o.enable ?? null, o.epoch ?? null, o.step ?? null, o.imageIdx ?? null, o.imageSize ?? null, o.args ?? null]);
-}
-
-/**
- * `{ ...a, ...b }` that never throws: args whose getters throw become one `args_error` note, as
- * the recorder writes them (the user's call goes on untouched).
- */
-export function mergeArgs(a: Record<string, ArgValue>, b: Record<string, ArgValue>): Record<string, ArgValue> {
-  try {
-    return { ...a, ...b };
-  } catch {
-    return { ...a, args_error: 'the args could not be read' };
-  }
 }
