@@ -78,6 +78,82 @@ export function typesText(ts: readonly TensorInfoLike[] | Readonly<Record<string
   return cache.text(ts);
 }
 
+/**
+ * The types text of one call site's tensors (a kernel's inputs, or its outputs), remembered from
+ * its last call: a kernel is mostly called again with the same types, and comparing dtypes and
+ * dims with the last ones costs less than hashing them into the shared cache.
+ */
+export class TypesMemo {
+  private dtypes: string[] = [];
+  private dims: Float64Array = new Float64Array(16);
+  private n = 0;
+  private count = -1;
+  private last = '';
+
+  text(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>): string {
+    if (this.same(ts)) return this.last;
+    const text = cache.text(ts);
+    this.remember(ts, text);
+    return text;
+  }
+
+  private same(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>): boolean {
+    if (this.count < 0) return false;
+    let k = 0;
+    let d = 0;
+    if (Array.isArray(ts)) {
+      for (let i = 0; i < ts.length; i++) {
+        const t = ts[i] as TensorInfoLike | undefined;
+        if (t == null) continue;
+        if (k === this.count || t.dtype !== this.dtypes[k]) return false;
+        d = this.sameDims(t.shape, d);
+        if (d < 0) return false;
+        k++;
+      }
+    } else {
+      for (const key in ts) {
+        const t = (ts as Record<string, TensorInfoLike | undefined>)[key];
+        if (t == null) continue;
+        if (k === this.count || t.dtype !== this.dtypes[k]) return false;
+        d = this.sameDims(t.shape, d);
+        if (d < 0) return false;
+        k++;
+      }
+    }
+    return k === this.count && d === this.n;
+  }
+
+  /** Where the next tensor's dims start if `shape` matches the remembered dims at `d`, else -1. */
+  private sameDims(shape: readonly number[], d: number): number {
+    const dims = this.dims;
+    if (d >= this.n || dims[d] !== shape.length) return -1;
+    for (let i = 0; i < shape.length; i++) if (dims[d + 1 + i] !== shape[i]) return -1;
+    return d + 1 + shape.length;
+  }
+
+  private remember(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>, text: string): void {
+    const list = (Array.isArray(ts) ? ts : Object.values(ts)) as (TensorInfoLike | undefined)[];
+    let n = 0;
+    let k = 0;
+    for (const t of list) {
+      if (t == null) continue;
+      n += 1 + t.shape.length;
+    }
+    if (n > this.dims.length) this.dims = new Float64Array(n * 2);
+    let d = 0;
+    for (const t of list) {
+      if (t == null) continue;
+      this.dtypes[k++] = t.dtype;
+      this.dims[d++] = t.shape.length;
+      for (let i = 0; i < t.shape.length; i++) this.dims[d++] = t.shape[i]!;
+    }
+    this.dtypes.length = k;
+    this.n = n;
+    this.count = k;
+    this.last = text;
+  }
+}
+
 function buildTypesText(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>): string {
   let s = '';
   const list = Array.isArray(ts) ? ts : Object.values(ts);
