@@ -12,8 +12,6 @@ export function tensorsIn(v: unknown, isTensor: IsTensor): Tensor[] {
   return [];
 }
 
-export const bytesOf = (ts: readonly Tensor[]): number => ts.reduce((n, t) => n + t.size * dtypeBytes(t.dtype), 0);
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 }
@@ -37,8 +35,8 @@ export class OutputFacts {
 
   constructor(private readonly isTensor: IsTensor) {}
 
-  /** Reads the tensors of `v` (see tensorsIn); false when it holds none. */
-  read(v: unknown): boolean {
+  /** Reads the tensors of `v` (see tensorsIn); false when it holds none. `shapes` false: count and bytes only. */
+  read(v: unknown, shapes = true): boolean {
     this.count = 0;
     this.bytes = 0;
     this.n = 0;
@@ -49,7 +47,7 @@ export class OutputFacts {
       this.shapes = undefined;
       return false;
     }
-    this.shapes = this.intern(v);
+    this.shapes = shapes ? this.intern(v) : undefined;
     return true;
   }
 

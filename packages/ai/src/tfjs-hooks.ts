@@ -1,7 +1,7 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
 import { isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
-import { bytesOf, OutputFacts, tensorsIn, type Tensor } from './tensor-facts.js';
+import { OutputFacts, tensorsIn, type Tensor } from './tensor-facts.js';
 
 export interface UseTfOptions {
   /**
@@ -94,7 +94,9 @@ interface ComputeArgs {
 
 /** The compute hooks for one tfjs namespace. */
 export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<number | undefined> {
-  const isTensor = (x: unknown): x is Tensor => x instanceof tf.Tensor;
+  // tf.Tensor read once: on a bundled namespace each read is a getter call.
+  const TensorClass = tf.Tensor;
+  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
   const shapes = options.shapes !== false;
   const memory = options.memory !== false;
   const sync = options.sync ?? 'auto';
@@ -150,7 +152,9 @@ export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<numb
 
 /** Hooks for host↔device copies: `bytes` moved and the `direction`. */
 export function transferHooks(tf: Tf): CallHooks<undefined> {
-  const isTensor = (x: unknown): x is Tensor => x instanceof tf.Tensor;
+  // tf.Tensor read once: on a bundled namespace each read is a getter call.
+  const TensorClass = tf.Tensor;
+  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
   const facts = new OutputFacts(isTensor);
   const hostBytes = (v: unknown): number => (ArrayBuffer.isView(v) ? v.byteLength : Array.isArray(v) ? v.reduce((n: number, x) => n + hostBytes(x), 0) : 0);
   const up = { direction: 'h2d', bytes: 0 };
@@ -167,9 +171,17 @@ export function transferHooks(tf: Tf): CallHooks<undefined> {
         down.bytes = d;
         return down;
       }
-      const inT = Array.from(callArgs).flatMap((a) => tensorsIn(a, isTensor));
-      if (inT.length === 0) return undefined;
-      moved.bytes = bytesOf(inT);
+      // No tensor or host data out: the tensors passed in (a copy in place, a dispose).
+      let bytes = 0;
+      let found = false;
+      for (let i = 0; i < callArgs.length; i++) {
+        if (facts.read(callArgs[i], false)) {
+          bytes += facts.bytes;
+          found = true;
+        }
+      }
+      if (!found) return undefined;
+      moved.bytes = bytes;
       return moved;
     },
   };

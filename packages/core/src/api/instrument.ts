@@ -181,6 +181,7 @@ export class Instrument {
   private static patchAll(nodes: readonly Instrument[], patch: Record<string, ArgValue>): void {
     let lastOld: Record<string, ArgValue> | null = null;
     let lastNew: Record<string, ArgValue> | null = null;
+    let lastHasKeys = false;
     let memo: Map<object, Record<string, ArgValue>> | null = null;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
@@ -194,8 +195,10 @@ export class Instrument {
         }
         lastOld = old;
         lastNew = next;
+        lastHasKeys = hasKeys(next);
       }
-      n.setDefaults(lastNew!);
+      n.defaults = lastNew!;
+      n.hasDefaults = lastHasKeys;
     }
   }
 
