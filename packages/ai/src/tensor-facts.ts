@@ -18,6 +18,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const CACHE_LIMIT = 4096;
 
+interface ShapesEntry {
+  readonly hash: number;
+  /** The tensor count, then the flattened shapes. */
+  readonly key: readonly number[];
+  readonly arg: JsonArg;
+}
+
 /**
  * What a call's returned tensors add to its event (`out_shape`, `out_bytes`), read without
  * allocating: the shapes' JSON is made once per distinct shapes (by content: tfjs gives each
@@ -28,7 +35,8 @@ export class OutputFacts {
   count = 0;
   bytes = 0;
   shapes: JsonArg | undefined = undefined;
-  private readonly cache = new Map<number, { readonly key: readonly number[]; readonly arg: JsonArg }>();
+  private readonly cache = new Map<number, ShapesEntry>();
+  private last: ShapesEntry | undefined = undefined;
   /** The shapes just read, flattened (rank, dims, rank, dims…), in `key[0…n)`. */
   private key: Float64Array = new Float64Array(64);
   private n = 0;
@@ -74,13 +82,21 @@ export class OutputFacts {
     const n = this.n;
     let h = 0x811c9dc5 ^ this.count;
     for (let i = 0; i < n; i++) h = Math.imul(h ^ key[i]!, 0x01000193);
+    // Most calls repeat the last shapes: no Map lookup then.
+    const last = this.last;
+    if (last !== undefined && last.hash === h && sameNumbers(last.key, key, n, this.count)) return last.arg;
     const e = this.cache.get(h);
-    if (e !== undefined && sameNumbers(e.key, key, n, this.count)) return e.arg;
+    if (e !== undefined && sameNumbers(e.key, key, n, this.count)) {
+      this.last = e;
+      return e.arg;
+    }
     // First time for these shapes: the value as the event has always written it.
     const ts = tensorsIn(v, this.isTensor);
     const arg = jsonArg(ts.length === 1 ? ts[0]!.shape.slice() : ts.map((t) => t.shape.slice()));
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(h, { key: [this.count, ...key.subarray(0, n)], arg });
+    const entry = { hash: h, key: [this.count, ...key.subarray(0, n)], arg };
+    this.cache.set(h, entry);
+    this.last = entry;
     return arg;
   }
 }

@@ -179,6 +179,15 @@ export class EventBuffer implements EventColumns {
           this.argTag[j] = TAG_NULL;
           return;
         }
+        if (v instanceof JsonArg) {
+          // Serialised once already; repeated (a tensor shape): interned like a short string.
+          const k = interner.raw(v.text);
+          if (k >= 0) {
+            this.argTag[j] = TAG_ISTR;
+            this.argNum[j] = k;
+            return;
+          }
+        }
         // Objects are serialised now: formatting happens later, when the caller may have mutated them.
         this.argTag[j] = TAG_RAW;
         this.argNum[j] = this.argObj.push(v instanceof JsonArg ? v.text : safeJson(v)) - 1;
