@@ -54,4 +54,51 @@ describe("ai's loadTf", () => {
       expect(st.args.tensors_delta).toBe(0);
     });
   });
+
+  it('writes the same args, in the same order, call after call and across overlapping async calls', async () => {
+    const { tf } = await loadTf({ prefer: ['cpu'] });
+    const t0 = getTime();
+    const ins = ai.compute.forward({ epoch: 3, step: 4 });
+    const add = ins((a: import('@tensorflow/tfjs').Tensor) => tf.add(a, a));
+    const pair = ins((a: import('@tensorflow/tfjs').Tensor) => ({ x: tf.relu(a), y: a.toInt(), n: 1 }));
+    const later = ins(async (n: number) => {
+      const t = tf.zeros([n]);
+      await new Promise((r) => setTimeout(r, 10));
+      return t;
+    });
+    const a = tf.ones([2, 3]);
+    const b = tf.ones([4]);
+    const outs = [add(a), add(b), add(a)];
+    const p = pair(a);
+    // Two async calls open at once, a sync one in between: each keeps its own memory mark.
+    const l1 = later(5);
+    const l2 = later(7);
+    outs.push(add(b));
+    outs.push(...(await Promise.all([l1, l2])));
+    expect(() =>
+      ins(() => {
+        throw new Error('bad op');
+      })(),
+    ).toThrow('bad op');
+    outs.push(add(a));
+    tf.dispose([a, b, p.x, p.y, ...outs]);
+    const t1 = getTime();
+    checks.push((t) => {
+      const evs = within(t.program, t0, t1).filter((e) => e.name === 'forward' && e.cat === 'compute');
+      const user = (e: (typeof evs)[number]) => Object.entries(e.args ?? {}).filter(([k]) => k !== 'hhash' && k !== 'level' && k !== 'p_idx');
+      const row = (shape: unknown, bytes: number, tensors: number) => [['epoch', 3], ['step', 4], ['out_shape', shape], ['out_bytes', bytes], ['tensors_delta', tensors], ['bytes_delta', bytes]];
+      // Memory deltas are the engine's totals: calls open at once see each other's tensors.
+      expect(evs.map(user)).toEqual([
+        row([2, 3], 24, 1),
+        row([4], 16, 1),
+        row([2, 3], 24, 1),
+        [['epoch', 3], ['step', 4], ['out_shape', [[2, 3], [2, 3]]], ['out_bytes', 48], ['tensors_delta', 2], ['bytes_delta', 48]],
+        row([4], 16, 1),
+        [['epoch', 3], ['step', 4], ['out_shape', [5]], ['out_bytes', 20], ['tensors_delta', 3], ['bytes_delta', 20 + 28 + 16]],
+        [['epoch', 3], ['step', 4], ['out_shape', [7]], ['out_bytes', 28], ['tensors_delta', 2], ['bytes_delta', 28 + 16]],
+        [['epoch', 3], ['step', 4]],
+        row([2, 3], 24, 1),
+      ]);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
-import { dtypeBytes, isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
+import { isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
+import { OutputFacts, tensorsIn, type Tensor } from './tensor-facts.js';
 
 export interface UseTfOptions {
   /**
@@ -15,76 +16,173 @@ export interface UseTfOptions {
   memory?: boolean;
 }
 
-type Tensor = { shape: number[]; dtype: string; size: number; isDisposed: boolean; data(): Promise<unknown> };
+/** The engine's running totals, which `tf.memory()` copies (and which every backend shares). */
+type EngineTotals = { numTensors: number; numBytes: number };
 
-const bytesOf = (ts: readonly Tensor[]): number => ts.reduce((n, t) => n + t.size * dtypeBytes(t.dtype), 0);
+/**
+ * The memory totals when each open compute call began, in numbered slots: `begin` returns its
+ * slot (an integer, no object per call), `args` or `fail` gives it back. Calls may overlap
+ * (async ones), so slots are taken from a free list rather than by nesting depth.
+ */
+class MemoryMarks {
+  private tensors: Float64Array = new Float64Array(16);
+  private bytes: Float64Array = new Float64Array(16);
+  private free = new Int32Array(16);
+  private freeCount = 0;
+  private used = 0;
 
-/** The tensors a call returned: one, an array of them, or an object's tensor values. */
-function tensorsIn(v: unknown, isTensor: (x: unknown) => x is Tensor): Tensor[] {
-  if (isTensor(v)) return [v];
-  if (Array.isArray(v)) return v.filter(isTensor);
-  if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).filter(isTensor);
-  return [];
+  constructor(private readonly read: () => EngineTotals) {}
+
+  mark(): number {
+    const m = this.read();
+    let i: number;
+    if (this.freeCount > 0) i = this.free[--this.freeCount]!;
+    else {
+      i = this.used++;
+      if (i === this.tensors.length) {
+        this.tensors = grow(this.tensors);
+        this.bytes = grow(this.bytes);
+        const f = new Int32Array(this.free.length * 2);
+        f.set(this.free);
+        this.free = f;
+      }
+    }
+    this.tensors[i] = m.numTensors;
+    this.bytes[i] = m.numBytes;
+    return i;
+  }
+
+  /** Writes the deltas since mark `i` into `out` and gives the slot back. */
+  close(i: number, out: { tensors_delta: number; bytes_delta: number }): void {
+    const m = this.read();
+    out.tensors_delta = m.numTensors - this.tensors[i]!;
+    out.bytes_delta = m.numBytes - this.bytes[i]!;
+    this.release(i);
+  }
+
+  release(i: number): void {
+    this.free[this.freeCount++] = i;
+  }
 }
 
-interface Before {
-  readonly tensors: number;
-  readonly bytes: number;
+function grow(a: Float64Array): Float64Array {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** The engine's totals without `tf.memory()` (which builds an object per call), where tfjs has them. */
+function totalsReader(tf: Tf): () => EngineTotals {
+  const engine = (tf as { engine?: () => { state?: Partial<EngineTotals> } }).engine;
+  const state = typeof engine === 'function' ? engine.call(tf)?.state : undefined;
+  if (typeof state?.numTensors === 'number' && typeof state.numBytes === 'number') {
+    // engine().state is replaced by tf.engine().reset(): read it anew each time.
+    return () => engine!.call(tf)!.state as EngineTotals;
+  }
+  return () => tf.memory() as EngineTotals;
+}
+
+/**
+ * The args objects the compute hooks return, one per set of keys, reused call after call (the
+ * core reads them before the next call). Key order as the events have always had it.
+ */
+interface ComputeArgs {
+  readonly both: { out_shape: ArgValue; out_bytes: number; tensors_delta: number; bytes_delta: number };
+  readonly shapes: { out_shape: ArgValue; out_bytes: number };
+  readonly memory: { tensors_delta: number; bytes_delta: number };
 }
 
 /** The compute hooks for one tfjs namespace. */
-export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<Before | undefined> {
-  const isTensor = (x: unknown): x is Tensor => x instanceof tf.Tensor;
+export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<number | undefined> {
+  // tf.Tensor read once: on a bundled namespace each read is a getter call.
+  const TensorClass = tf.Tensor;
+  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
   const shapes = options.shapes !== false;
   const memory = options.memory !== false;
   const sync = options.sync ?? 'auto';
+  const facts = new OutputFacts(isTensor);
+  const marks = new MemoryMarks(totalsReader(tf));
+  const out: ComputeArgs = {
+    both: { out_shape: null, out_bytes: 0, tensors_delta: 0, bytes_delta: 0 },
+    shapes: { out_shape: null, out_bytes: 0 },
+    memory: { tensors_delta: 0, bytes_delta: 0 },
+  };
+  // Whether the active backend is asynchronous, asked once per backend name.
+  let backendSeen = '';
+  let backendAsync = false;
+  const asyncBackend = (): boolean => {
+    const name = (tf.engine() as { backendName: string }).backendName;
+    if (name !== backendSeen) {
+      backendAsync = isAsyncBackend(tf);
+      backendSeen = name;
+    }
+    return backendAsync;
+  };
   return {
-    begin: memory
-      ? () => {
-          const m = tf.memory();
-          return { tensors: m.numTensors, bytes: m.numBytes };
-        }
-      : undefined,
+    begin: memory ? () => marks.mark() : undefined,
+    fail: memory ? (mark) => marks.release(mark!) : undefined,
     settle:
       sync === false
         ? undefined
         : (result) => {
-            if (sync === 'auto' && !isAsyncBackend(tf)) return undefined;
+            if (sync === 'auto' && !asyncBackend()) return undefined;
             const ts = tensorsIn(result, isTensor).filter((t) => !t.isDisposed);
             if (ts.length === 0) return undefined;
             return Promise.all(ts.map((t) => t.data()));
           },
-    args: (_a, result, before) => {
-      const out: Record<string, ArgValue> = {};
-      if (shapes) {
-        const ts = tensorsIn(result, isTensor);
-        if (ts.length > 0) {
-          out.out_shape = ts.length === 1 ? ts[0]!.shape : ts.map((t) => t.shape);
-          out.out_bytes = bytesOf(ts);
-        }
+    args: (_a, result, mark) => {
+      const found = shapes && facts.read(result);
+      if (mark === undefined) {
+        if (!found) return undefined;
+        out.shapes.out_shape = facts.shapes;
+        out.shapes.out_bytes = facts.bytes;
+        return out.shapes;
       }
-      if (before !== undefined) {
-        const m = tf.memory();
-        out.tensors_delta = m.numTensors - before.tensors;
-        out.bytes_delta = m.numBytes - before.bytes;
+      if (!found) {
+        marks.close(mark, out.memory);
+        return out.memory;
       }
-      return out;
+      out.both.out_shape = facts.shapes;
+      out.both.out_bytes = facts.bytes;
+      marks.close(mark, out.both);
+      return out.both;
     },
   };
 }
 
 /** Hooks for host↔device copies: `bytes` moved and the `direction`. */
 export function transferHooks(tf: Tf): CallHooks<undefined> {
-  const isTensor = (x: unknown): x is Tensor => x instanceof tf.Tensor;
+  // tf.Tensor read once: on a bundled namespace each read is a getter call.
+  const TensorClass = tf.Tensor;
+  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
+  const facts = new OutputFacts(isTensor);
   const hostBytes = (v: unknown): number => (ArrayBuffer.isView(v) ? v.byteLength : Array.isArray(v) ? v.reduce((n: number, x) => n + hostBytes(x), 0) : 0);
+  const up = { direction: 'h2d', bytes: 0 };
+  const down = { direction: 'd2h', bytes: 0 };
+  const moved = { bytes: 0 };
   return {
     args: (callArgs, result) => {
-      const outT = tensorsIn(result, isTensor);
-      if (outT.length > 0) return { direction: 'h2d', bytes: bytesOf(outT) };
-      const down = hostBytes(result);
-      if (down > 0) return { direction: 'd2h', bytes: down };
-      const inT = Array.from(callArgs).flatMap((a) => tensorsIn(a, isTensor));
-      return inT.length > 0 ? { bytes: bytesOf(inT) } : undefined;
+      if (facts.read(result)) {
+        up.bytes = facts.bytes;
+        return up;
+      }
+      const d = hostBytes(result);
+      if (d > 0) {
+        down.bytes = d;
+        return down;
+      }
+      // No tensor or host data out: the tensors passed in (a copy in place, a dispose).
+      let bytes = 0;
+      let found = false;
+      for (let i = 0; i < callArgs.length; i++) {
+        if (facts.read(callArgs[i], false)) {
+          bytes += facts.bytes;
+          found = true;
+        }
+      }
+      if (!found) return undefined;
+      moved.bytes = bytes;
+      return moved;
     },
   };
 }

@@ -17,3 +17,5 @@ export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEnco
 export { nowUs, perfMsToUs } from './recording/clock.js';
 export { warnOnce } from './plugin/warn-once.js';
 export { isDescriptor } from './plugin/descriptor.js';
+export { jsonArg } from './recording/json-arg.js';
+export type { JsonArg } from './recording/json-arg.js';

@@ -3,7 +3,7 @@ import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribe
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
-import { flattenTensors, inputSignature, typesText } from './tensors.js';
+import { flattenTensors, inputSignature, TypesMemo } from './tensors.js';
 
 export const CAT = 'dynamo';
 
@@ -16,6 +16,13 @@ export interface Frame {
   readonly temporary: boolean;
   /** Device timing of this call's kernels (null without a tracer). */
   readonly timing: DeviceTiming | null;
+}
+
+/** What the kernel listener keeps per kernel name: its event shape and its last types texts. */
+interface KernelSlot {
+  readonly shape: EventShape;
+  readonly inputs: TypesMemo;
+  readonly outputs: TypesMemo;
 }
 
 /** What a compiled function remembers between calls: its guards and the graphs seen for each. */
@@ -61,8 +68,8 @@ class Runtime {
   private unsubscribe: (() => void) | null = null;
   /** The tracer whose teardown unhooks us. */
   private hookedTracer: Tracer | null = null;
-  private shapes = new Map<string, EventShape>();
-  private shapesTracer: Tracer | null = null;
+  private slots = new Map<string, KernelSlot>();
+  private slotsTracer: Tracer | null = null;
   private lastBackend = '';
   /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
   private tape: unknown = null;
@@ -157,15 +164,15 @@ class Runtime {
 
   // ---------------------------------------------------------------- calls
 
-  private shapeFor(t: Tracer, kernelName: string): EventShape {
-    if (this.shapesTracer !== t) {
-      this.shapes = new Map();
-      this.shapesTracer = t;
+  private slotFor(t: Tracer, kernelName: string): KernelSlot {
+    if (this.slotsTracer !== t) {
+      this.slots = new Map();
+      this.slotsTracer = t;
     }
-    let s = this.shapes.get(kernelName);
+    let s = this.slots.get(kernelName);
     if (s === undefined) {
-      s = t.shape(`function.${kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']);
-      this.shapes.set(kernelName, s);
+      s = { shape: t.shape(`function.${kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']), inputs: new TypesMemo(), outputs: new TypesMemo() };
+      this.slots.set(kernelName, s);
     }
     return s;
   }
@@ -282,16 +289,19 @@ class Runtime {
     const dur = Math.floor(c.end) - ts;
     const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
     const ctx = backend.contextArgs;
+    const slot = this.slotFor(tracer, c.kernelName);
+    const inputs = slot.inputs.text(c.inputs);
+    const outputs = slot.outputs.text(c.outputs);
     if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
       // Written once the GPU's timestamps are read back, with device_us and a device-track event.
       const span = tracer.reserve(ts);
-      const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs) };
+      const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs, outputs };
       if (ctx !== null) Object.assign(args, ctx);
       timing.defer(tracer, span, `function.${c.kernelName}`, CAT, args, ts + dur, c.deviceTicket);
       return;
     }
-    if (ctx === null) tracer.emitShaped(this.shapeFor(tracer, c.kernelName), ts, dur, grad, 'call_function', typesText(c.inputs), typesText(c.outputs));
-    else tracer.emit(`function.${c.kernelName}`, CAT, ts, dur, { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs), ...ctx });
+    if (ctx === null) tracer.emitShaped(slot.shape, ts, dur, grad, 'call_function', inputs, outputs);
+    else tracer.emit(`function.${c.kernelName}`, CAT, ts, dur, { grad_enabled: grad, op: 'call_function', inputs, outputs, ...ctx });
   };
 
   /** Runs one compiled call: its span, its kernels' events, and a graph capture when the guard is new. */

@@ -78,6 +78,109 @@ export function typesText(ts: readonly TensorInfoLike[] | Readonly<Record<string
   return cache.text(ts);
 }
 
+type Tensors = readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>;
+
+/** One remembered set of types: dtypes, flattened dims (rank, dims, rank, dims…) and their text. */
+class TypesEntry {
+  dtypes: string[] = [];
+  dims: Float64Array = new Float64Array(16);
+  n = 0;
+  count = -1;
+  text = '';
+
+  same(ts: Tensors): boolean {
+    if (this.count < 0) return false;
+    let k = 0;
+    let d = 0;
+    if (Array.isArray(ts)) {
+      for (let i = 0; i < ts.length; i++) {
+        const t = ts[i] as TensorInfoLike | undefined;
+        if (t == null) continue;
+        if (k === this.count || t.dtype !== this.dtypes[k]) return false;
+        d = this.sameDims(t.shape, d);
+        if (d < 0) return false;
+        k++;
+      }
+    } else {
+      for (const key in ts) {
+        const t = (ts as Record<string, TensorInfoLike | undefined>)[key];
+        if (t == null) continue;
+        if (k === this.count || t.dtype !== this.dtypes[k]) return false;
+        d = this.sameDims(t.shape, d);
+        if (d < 0) return false;
+        k++;
+      }
+    }
+    return k === this.count && d === this.n;
+  }
+
+  /** Where the next tensor's dims start if `shape` matches the remembered dims at `d`, else -1. */
+  private sameDims(shape: readonly number[], d: number): number {
+    const dims = this.dims;
+    if (d >= this.n || dims[d] !== shape.length) return -1;
+    for (let i = 0; i < shape.length; i++) if (dims[d + 1 + i] !== shape[i]) return -1;
+    return d + 1 + shape.length;
+  }
+
+  private add(t: TensorInfoLike | undefined): void {
+    if (t == null) return;
+    const s = t.shape;
+    if (this.n + 1 + s.length > this.dims.length) {
+      const grown = new Float64Array((this.n + 1 + s.length) * 2);
+      grown.set(this.dims);
+      this.dims = grown;
+    }
+    this.dtypes[this.count++] = t.dtype;
+    this.dims[this.n++] = s.length;
+    for (let i = 0; i < s.length; i++) this.dims[this.n++] = s[i]!;
+  }
+
+  remember(ts: Tensors, text: string): void {
+    this.n = 0;
+    this.count = 0;
+    if (Array.isArray(ts)) for (let i = 0; i < ts.length; i++) this.add(ts[i] as TensorInfoLike | undefined);
+    else for (const key in ts) this.add((ts as Record<string, TensorInfoLike | undefined>)[key]);
+    this.dtypes.length = this.count;
+    this.text = text;
+  }
+}
+
+/** Sets of types a call site keeps: a kernel runs with a few (forward, backward, other layers). */
+const MEMO_ENTRIES = 4;
+/** Misses before a memo that misses more often than it hits gives up for the shared cache. */
+const MEMO_TRIAL = 32;
+
+/**
+ * The types text of one call site's tensors (a kernel's inputs, or its outputs), remembered from
+ * its last few calls: a kernel is mostly called again with types it had, and comparing dtypes and
+ * dims with those costs less than hashing them into the shared cache.
+ */
+export class TypesMemo {
+  private readonly entries: TypesEntry[] = [];
+  private next = 0;
+  private hits = 0;
+  private misses = 0;
+
+  text(ts: Tensors): string {
+    // A kernel run with many types (Identity, Reshape in a train step) would only thrash the memo.
+    if (this.misses > MEMO_TRIAL && this.misses * 2 > this.hits) return cache.text(ts);
+    const es = this.entries;
+    for (let i = 0; i < es.length; i++) {
+      if (es[i]!.same(ts)) {
+        this.hits++;
+        return es[i]!.text;
+      }
+    }
+    this.misses++;
+    const text = cache.text(ts);
+    let e = es[this.next];
+    if (e === undefined) es.push((e = new TypesEntry()));
+    this.next = (this.next + 1) % MEMO_ENTRIES;
+    e.remember(ts, text);
+    return text;
+  }
+}
+
 function buildTypesText(ts: readonly TensorInfoLike[] | Readonly<Record<string, TensorInfoLike | undefined>>): string {
   let s = '';
   const list = Array.isArray(ts) ? ts : Object.values(ts);

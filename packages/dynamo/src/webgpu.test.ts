@@ -50,6 +50,40 @@ describe.skipIf(available !== '')('dynamo on webgpu (Mesa, no timestamp-query)',
     });
   });
 
+  it('never reads device memory back or waits for the GPU in a traced compiled call (device time off)', async () => {
+    type Reads = Record<'read' | 'readSync' | 'readToGPU', (...a: unknown[]) => unknown>;
+    const gpu = tf.backend() as unknown as Reads;
+    const counts = { read: 0, readSync: 0, readToGPU: 0 };
+    const originals = { read: gpu.read, readSync: gpu.readSync, readToGPU: gpu.readToGPU };
+    const model = simpleModel();
+    const m = compile(model, { backend: createBackend({ name: 'noread', deviceTime: 'off' }) });
+    const step = compile((x: tf.Tensor4D) => tf.tidy(() => tf.mean(model.apply(x) as tf.Tensor)), { backend: createBackend({ name: 'noread', deviceTime: 'off' }) });
+    const x = input();
+    const outs: tf.Tensor[] = [];
+    for (const k of Object.keys(counts) as (keyof typeof counts)[]) {
+      gpu[k] = function (this: unknown, ...a: unknown[]) {
+        counts[k]++;
+        return originals[k].apply(this, a);
+      };
+    }
+    try {
+      // The first calls capture their graphs, the next ones are traced from the guard.
+      for (let i = 0; i < 3; i++) outs.push(m.predict(x) as tf.Tensor, step(x));
+    } finally {
+      Object.assign(gpu, originals);
+    }
+    expect(counts).toEqual({ read: 0, readSync: 0, readToGPU: 0 });
+    for (const o of outs) expect(Number.isFinite((await o.data())[0])).toBe(true);
+    tf.dispose([x, ...outs]);
+    checks.push((events) => {
+      const calls = events.filter((e) => e.name === 'noread.SimpleModel.predict');
+      expect(calls).toHaveLength(3);
+      const last = calls[2]!;
+      const kernels = events.filter((e) => e.cat === 'dynamo' && e.name.startsWith('function.') && e.ts >= last.ts && e.ts + e.dur <= last.ts + last.dur);
+      expect(kernels.length).toBeGreaterThan(3);
+    });
+  });
+
   it("deviceTime 'timestamp' and 'sync' fail at compile with the reason; 'auto' says why it is off", () => {
     const model = simpleModel();
     expect(() => compile(model, { backend: createBackend({ deviceTime: 'timestamp' }) })).toThrow(/deviceTime 'timestamp' is not possible: the WebGPU adapter has no timestamp-query feature/);

@@ -4,6 +4,7 @@ import type { Instrument } from './instrument.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue, Tracer } from '../types.js';
 import { isDescriptor } from '../plugin/descriptor.js';
+import { mergeArgs } from './merge-args.js';
 
 /** An event name: fixed, or made on first call from the receiver (`Class.method`). */
 export type EventName = string | ((self: unknown) => string);
@@ -22,8 +23,13 @@ export interface CallHooks<S = any> {
    * when it settles; the caller still gets the result at once.
    */
   settle?(result: unknown, state: S, tracer: Tracer): void | PromiseLike<unknown>;
-  /** Args for the event from the call's arguments, its result and `begin`'s value; runs when the call returns (before `settle`). */
+  /**
+   * Args for the event from the call's arguments, its result and `begin`'s value; runs when the
+   * call returns (before `settle`). The object is read before the next call: a hook may reuse it.
+   */
   args?(callArgs: ArrayLike<unknown>, result: unknown, state: S, tracer: Tracer): Record<string, ArgValue> | undefined;
+  /** The call threw (or its promise rejected): `args` and `settle` will not run; release what `begin` took. */
+  fail?(state: S, tracer: Tracer): void;
 }
 
 type AnyFn = (...args: any[]) => unknown;
@@ -91,7 +97,7 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
   const asyncWrapped = function (this: unknown, ...a: unknown[]): unknown {
     const t = activeTracer();
     if (t === null || !owner.enabled) return fn.apply(this, a);
-    if (owner.hooks !== undefined) return hookedCall(t, owner, owner.hooks, fn, this, a, kindFor(t, this), slots, true);
+    if (owner.hooks !== undefined) return hookedAsyncCall(t, owner, owner.hooks, fn, this, a, kindFor(t, this), slots);
     const k = kindFor(t, this);
     const args = owner.argsFor(a, slots);
     const depth = t.enterFast();
@@ -110,7 +116,7 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
   const syncWrapped = function (this: unknown): unknown {
     const t = activeTracer();
     if (t === null || !owner.enabled) return fn.apply(this, arguments as never);
-    if (owner.hooks !== undefined) return hookedCall(t, owner, owner.hooks, fn, this, Array.from(arguments), kindFor(t, this), slots, false);
+    if (owner.hooks !== undefined) return hookedCall(t, owner, owner.hooks, fn, this, arguments, kindFor(t, this), slots);
     const k = kindFor(t, this);
     const args = slots.length === 0 ? owner.argsFor() : owner.argsFor(arguments, slots);
     const depth = t.enterFast();
@@ -128,64 +134,143 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
   return copyIdentity((isAsync ? asyncWrapped : syncWrapped) as F, fn);
 }
 
-/** Runs a hook; a throwing hook is reported once per process and counts as no answer. */
-function guard<T>(t: ThreadTracer, what: string, f: () => T): T | undefined {
+/** A hook that threw: reported once per process; the call goes on as if it gave no answer. */
+function hookFailed(t: ThreadTracer, what: string, e: unknown): undefined {
+  t.warnOnce(`instrument-hook-${what}`, `an instrument's ${what} hook failed (${(e as Error)?.message ?? String(e)}); the call went on untraced by it`);
+  return undefined;
+}
+
+function isThenable(w: unknown): w is PromiseLike<unknown> {
+  return w !== undefined && w !== null && typeof (w as PromiseLike<unknown>).then === 'function';
+}
+
+/** The hooks' args for a call that returned `value`; undefined when there are none (or the hook threw). */
+function hookArgs(t: ThreadTracer, h: CallHooks, a: ArrayLike<unknown>, value: unknown, state: unknown): Record<string, ArgValue> | undefined {
+  if (h.args === undefined) return undefined;
   try {
-    return f();
+    return h.args(a, value, state, t);
   } catch (e) {
-    t.warnOnce(`instrument-hook-${what}`, `an instrument's ${what} hook failed (${(e as Error)?.message ?? String(e)}); the call went on untraced by it`);
-    return undefined;
+    return hookFailed(t, 'args', e);
   }
 }
 
-/** A call with hooks: args from its arguments and result, and a wait before the event closes. */
-function hookedCall(t: ThreadTracer, owner: Instrument, h: CallHooks, fn: AnyFn, self: unknown, a: unknown[], k: number, slots: readonly ParamSlot[], runInSpan: boolean): unknown {
-  const state = h.begin === undefined ? undefined : guard(t, 'begin', () => h.begin!(a, t));
+function hookSettle(t: ThreadTracer, h: CallHooks, value: unknown, state: unknown): void | PromiseLike<unknown> {
+  if (h.settle === undefined) return undefined;
+  try {
+    return h.settle(value, state, t);
+  } catch (e) {
+    return hookFailed(t, 'settle', e);
+  }
+}
+
+/** Closes `span` when `wait` settles (a device sync); a failed wait is reported once. */
+function exitAfter(t: ThreadTracer, span: SpanState, k: number, args: Record<string, ArgValue> | undefined, wait: PromiseLike<unknown>): void {
+  wait.then(
+    () => t.exitKind(span, k, args),
+    (e: unknown) => {
+      hookFailed(t, 'settle', e);
+      t.exitKind(span, k, args);
+    },
+  );
+}
+
+/**
+ * The end of a hooked call whose value is known (a promise's once settled): args, then the wait.
+ * Args describe the call as it returned (memory deltas must not include what runs during the wait);
+ * the hooks' args object may be reused by them, so an event that waits keeps a copy.
+ */
+function finishSpan(t: ThreadTracer, h: CallHooks, span: SpanState, k: number, base: Record<string, ArgValue> | undefined, a: ArrayLike<unknown>, value: unknown, state: unknown): void {
+  const extra = hookArgs(t, h, a, value, state);
+  const args = extra === undefined ? base : mergeArgs(base ?? {}, extra);
+  const wait = hookSettle(t, h, value, state);
+  if (!isThenable(wait)) t.exitKind(span, k, args);
+  else {
+    // The event outlives this call: it leaves the stack for a lane of its own until the wait ends.
+    if (span.depth > 0 && span.open) t.toAsync(span);
+    exitAfter(t, span, k, args, wait);
+  }
+}
+
+/** A hooked call that returned a promise: the event ends once it settles (and the hooks' wait after). */
+function finishPromise(t: ThreadTracer, h: CallHooks, span: SpanState, k: number, base: Record<string, ArgValue> | undefined, a: ArrayLike<unknown>, state: unknown, p: Promise<unknown>): Promise<unknown> {
+  if (span.depth > 0) t.toAsync(span);
+  return p.then(
+    (v) => {
+      finishSpan(t, h, span, k, base, a, v, state); // the caller gets its value now; the event may end later (device wait)
+      return v;
+    },
+    (e: unknown) => {
+      t.exitKind(span, k, base);
+      hookFail(t, h, state);
+      throw e;
+    },
+  );
+}
+
+function hookFail(t: ThreadTracer, h: CallHooks, state: unknown): void {
+  if (h.fail === undefined) return;
+  try {
+    h.fail(state, t);
+  } catch (e) {
+    hookFailed(t, 'fail', e);
+  }
+}
+
+function hookBegin(t: ThreadTracer, h: CallHooks, a: ArrayLike<unknown>): unknown {
+  if (h.begin === undefined) return undefined;
+  try {
+    return h.begin(a, t);
+  } catch (e) {
+    return hookFailed(t, 'begin', e);
+  }
+}
+
+/**
+ * A sync function's call with hooks: the tracer's allocation-free pair, the hooks' args recorded
+ * beside the instrument's without a merged object. Only a wait (settle) or a promise makes a span object.
+ */
+function hookedCall(t: ThreadTracer, owner: Instrument, h: CallHooks, fn: AnyFn, self: unknown, a: ArrayLike<unknown>, k: number, slots: readonly ParamSlot[]): unknown {
+  const state = hookBegin(t, h, a);
+  const base = slots.length === 0 ? owner.argsFor() : owner.argsFor(a, slots);
+  const depth = t.enterFast();
+  let result: unknown;
+  try {
+    result = fn.apply(self, a as unknown[]);
+  } catch (e) {
+    t.exitFast(depth, k, base);
+    hookFail(t, h, state);
+    throw e;
+  }
+  if (result instanceof Promise) return finishPromise(t, h, t.spanAt(depth), k, base, a, state, result);
+  const extra = hookArgs(t, h, a, result, state);
+  const wait = hookSettle(t, h, result, state);
+  if (!isThenable(wait)) {
+    if (extra === undefined) t.exitFast(depth, k, base);
+    else t.exitFastMerged(depth, k, base, extra);
+    return result;
+  }
+  const span = t.spanAt(depth);
+  t.toAsync(span);
+  exitAfter(t, span, k, extra === undefined ? base : mergeArgs(base ?? {}, extra), wait);
+  return result;
+}
+
+/** An async function's call with hooks: it runs inside its span's async context. */
+function hookedAsyncCall(t: ThreadTracer, owner: Instrument, h: CallHooks, fn: AnyFn, self: unknown, a: unknown[], k: number, slots: readonly ParamSlot[]): unknown {
+  const state = hookBegin(t, h, a);
   const base = owner.argsFor(a, slots);
   const depth = t.enterFast();
   const span = t.spanAt(depth);
   let result: unknown;
   try {
-    result = runInSpan ? t.runIn(span, () => fn.apply(self, a)) : fn.apply(self, a);
+    result = t.runIn(span, () => fn.apply(self, a));
   } catch (e) {
     t.exitKind(span, k, base);
+    hookFail(t, h, state);
     throw e;
   }
-  const finish = (value: unknown): PromiseLike<unknown> | undefined => {
-    // Args describe the call as it returned (memory deltas must not include what runs during the wait).
-    const extra = h.args === undefined ? undefined : guard(t, 'args', () => h.args!(a, value, state, t));
-    const args = extra === undefined ? base : { ...base, ...extra };
-    const wait = h.settle === undefined ? undefined : guard(t, 'settle', () => h.settle!(value, state, t));
-    if (wait === undefined || wait === null || typeof (wait as PromiseLike<unknown>).then !== 'function') {
-      t.exitKind(span, k, args);
-      return undefined;
-    }
-    return (wait as PromiseLike<unknown>).then(
-      () => t.exitKind(span, k, args),
-      (e: unknown) => {
-        guard(t, 'settle', () => {
-          throw e;
-        });
-        t.exitKind(span, k, args);
-      },
-    );
-  };
-  if (result instanceof Promise) {
-    if (span.depth > 0) t.toAsync(span);
-    return result.then(
-      (v) => {
-        void finish(v); // the caller gets its value now; the event may end later (device wait)
-        return v;
-      },
-      (e: unknown) => {
-        t.exitKind(span, k, base);
-        throw e;
-      },
-    );
-  }
-  const pending = finish(result);
-  // The event outlives this call: it leaves the stack for a lane of its own until the wait ends.
-  if (pending !== undefined && span.depth > 0 && span.open) t.toAsync(span);
+  if (result instanceof Promise) return finishPromise(t, h, span, k, base, a, state, result);
+  finishSpan(t, h, span, k, base, a, result, state);
   return result;
 }
 

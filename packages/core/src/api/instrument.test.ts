@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instrument } from './instrument.js';
 import { finalize, initializeLog } from './lifecycle.js';
+import { jsonArg } from '../recording/json-arg.js';
 import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
 
 // One tracer for the file (each vitest file runs in its own process); the trace is read at the end.
@@ -120,6 +121,63 @@ describe('instrument', () => {
       const inners = inCat(t, 'hooks').filter((e) => e.name === 'inner');
       expect(inners.map((e) => e.args!.p_idx)).toEqual(ops.map((e) => e.id));
       expect(inCat(t, 'hooks').filter((e) => e.name === 'broken')).toHaveLength(1);
+    });
+  });
+
+  it("writes hook args as { ...instrument args, ...hook args } even when the hook reuses one object; fail runs on throws", async () => {
+    const reused: Record<string, unknown> = { out: 0, step: 0 };
+    const failed: unknown[] = [];
+    const ins = instrument('merged', 'op', {
+      epoch: 1,
+      step: 2,
+      args: { tag: 't' },
+      hooks: {
+        begin: (a) => a[0],
+        args: (a, result) => {
+          reused.out = result as number;
+          reused.step = (a[0] as number) * 100; // overrides the instrument's step, in its place
+          return reused as Record<string, never>;
+        },
+        settle: (result) => (result === 4 ? new Promise<void>((r) => setTimeout(r, 10)) : undefined),
+        fail: (state) => void failed.push(state),
+      },
+    });
+    const f = ins.wrap((x: number) => {
+      if (x < 0) throw new Error('negative');
+      return x + 1;
+    });
+    const g = ins.wrap(async (x: number) => {
+      if (x < 0) throw new Error('negative');
+      return x;
+    });
+    expect(f(1)).toBe(2);
+    expect(f(3)).toBe(4); // waits: its args are copied before the next call reuses the object
+    expect(f(5)).toBe(6);
+    expect(() => f(-1)).toThrow('negative');
+    await expect(g(-2)).rejects.toThrow('negative');
+    expect(await g(7)).toBe(7);
+    const shape = jsonArg([2, 3]);
+    const j = instrument('merged', 'json', { hooks: { args: () => ({ out_shape: shape }) } }).wrap(() => 0);
+    j();
+    j();
+    expect(JSON.stringify({ s: shape })).toBe('{"s":[2,3]}');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(failed).toEqual([-1, -2]);
+    later((t) => {
+      const ops = inCat(t, 'merged').filter((e) => e.name === 'op');
+      const keyed = (e: TraceEvent) => Object.entries(user(e));
+      expect(ops).toHaveLength(6);
+      const byOut = new Map(ops.map((e) => [user(e).out, keyed(e)]));
+      expect(byOut.get(2)).toEqual([['epoch', 1], ['step', 100], ['tag', 't'], ['out', 2]]);
+      expect(byOut.get(4)).toEqual([['epoch', 1], ['step', 300], ['tag', 't'], ['out', 4]]);
+      expect(byOut.get(6)).toEqual([['epoch', 1], ['step', 500], ['tag', 't'], ['out', 6]]);
+      expect(byOut.get(7)).toEqual([['epoch', 1], ['step', 700], ['tag', 't'], ['out', 7]]);
+      expect(ops.filter((e) => user(e).out === undefined).map(keyed)).toEqual([
+        [['epoch', 1], ['step', 2], ['tag', 't']],
+        [['epoch', 1], ['step', 2], ['tag', 't']],
+      ]);
+      const js = inCat(t, 'merged').filter((e) => e.name === 'json');
+      expect(js.map(user)).toEqual([{ out_shape: [2, 3] }, { out_shape: [2, 3] }]);
     });
   });
 

@@ -4,6 +4,7 @@ import { traceIterable, type InstrumentIterOptions } from './instrument-iter.js'
 import { nowUs } from '../recording/clock.js';
 import { safeJson } from '../format/safe-json.js';
 import { settleSpan } from './instrument-call.js';
+import { mergeArgs } from './merge-args.js';
 import type { ParamSlot } from './params.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue } from '../types.js';
@@ -103,6 +104,8 @@ export class Instrument {
   private readonly children = new Map<string, Instrument>();
   private readonly variants = new Map<string, Instrument>();
   private readonly open: Region[] = [];
+  /** This instrument and all below it (subtree()), or null until asked again after the tree grew. */
+  private below: Instrument[] | null = null;
 
   constructor(cat: string, name: string, options: InstrumentOptions = {}, parent: Instrument | null = null) {
     if (typeof cat !== 'string' || cat === '') throw new TypeError(`instrument: cat must be a non-empty string; got ${String(cat)}`);
@@ -147,26 +150,56 @@ export class Instrument {
    */
   update(info: UpdateOptions = {}): this {
     const patch = stepArgs(info);
-    if (patch !== undefined) this.patchTree(patch, new Map());
+    if (patch !== undefined) Instrument.patchAll(this.subtree(), patch);
     return this;
   }
 
   /**
-   * ai.update() walks the whole taxonomy once per training step: instruments that held the same
-   * (never mutated) args object get the same patched one, so a tree updated as a whole makes one
-   * object per update, not one per instrument.
+   * This instrument and every one below it (children and kept variants), parents first; made
+   * once and again only after the tree grows (ai.update() walks the whole taxonomy every step).
    */
-  private patchTree(patch: Record<string, ArgValue>, memo: Map<object, Record<string, ArgValue>>): void {
-    if (this.on) {
-      let next = memo.get(this.defaults);
-      if (next === undefined) {
-        next = { ...this.defaults, ...patch };
-        memo.set(this.defaults, next);
-      }
-      this.setDefaults(next);
+  private subtree(): readonly Instrument[] {
+    if (this.below === null) {
+      const out: Instrument[] = [this];
+      for (const c of this.children.values()) out.push(...c.subtree());
+      for (const c of this.variants.values()) out.push(...c.subtree());
+      this.below = out;
     }
-    for (const c of this.children.values()) c.patchTree(patch, memo);
-    for (const c of this.variants.values()) c.patchTree(patch, memo);
+    return this.below;
+  }
+
+  /** The tree below grew: this and every ancestor make their subtree list anew. */
+  private grew(): void {
+    for (let n: Instrument | null = this; n !== null && n.below !== null; n = n.parent) n.below = null;
+  }
+
+  /**
+   * Applies an update to instruments in subtree order: the enabled ones that held the same (never
+   * mutated) args object get the same patched one, so a tree updated as a whole makes one object
+   * per update, not one per instrument; disabled ones keep their old values, as pydftracer's.
+   */
+  private static patchAll(nodes: readonly Instrument[], patch: Record<string, ArgValue>): void {
+    let lastOld: Record<string, ArgValue> | null = null;
+    let lastNew: Record<string, ArgValue> | null = null;
+    let lastHasKeys = false;
+    let memo: Map<object, Record<string, ArgValue>> | null = null;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      if (!n.on) continue;
+      const old = n.defaults;
+      if (old !== lastOld) {
+        let next = memo?.get(old);
+        if (next === undefined) {
+          next = { ...old, ...patch };
+          (memo ??= new Map()).set(old, next);
+        }
+        lastOld = old;
+        lastNew = next;
+        lastHasKeys = hasKeys(next);
+      }
+      n.defaults = lastNew!;
+      n.hasDefaults = lastHasKeys;
+    }
   }
 
   /** Sets the hooks of this instrument and its subtree (undefined removes them). */
@@ -193,6 +226,7 @@ export class Instrument {
     if (c === undefined) {
       c = new Instrument(options?.cat ?? this.cat, name, options, this);
       this.children.set(name, c);
+      this.grew();
     }
     return c;
   }
@@ -209,7 +243,10 @@ export class Instrument {
       v = new Instrument(this.cat, this.name, options, this);
       // Past the bound (distinct args per call), a variant is made afresh from its ancestors' current
       // state each time and not kept: memory stays bounded whatever the args.
-      if (this.variants.size < MAX_VARIANTS) this.variants.set(key, v);
+      if (this.variants.size < MAX_VARIANTS) {
+        this.variants.set(key, v);
+        this.grew();
+      }
     }
     return v;
   }
@@ -229,6 +266,11 @@ export class Instrument {
     if ((slots === undefined || slots.length === 0) && extra === undefined) {
       // Events copy their args when recorded and updates replace the defaults object: no copy needed.
       return this.hasDefaults ? this.defaults : undefined;
+    }
+    if (slots === undefined || slots.length === 0) {
+      // Only `extra` (an iterator's counter, a region's args): one copy, never the caller's object.
+      const out = mergeArgs(this.hasDefaults ? this.defaults : {}, extra!);
+      return hasKeys(out) ? out : undefined;
     }
     let out: Record<string, ArgValue> = this.hasDefaults ? { ...this.defaults } : {};
     if (slots !== undefined && callArgs !== undefined) {
@@ -420,16 +462,4 @@ function hasKeys(o: object): boolean {
  */
 function variantKey(o: VariantOptions): string {
   return safeJson([o.enable ?? null, o.epoch ?? null, o.step ?? null, o.imageIdx ?? null, o.imageSize ?? null, o.args ?? null]);
-}
-
-/**
- * `{ ...a, ...b }` that never throws: args whose getters throw become one `args_error` note, as
- * the recorder writes them (the user's call goes on untouched).
- */
-export function mergeArgs(a: Record<string, ArgValue>, b: Record<string, ArgValue>): Record<string, ArgValue> {
-  try {
-    return { ...a, ...b };
-  } catch {
-    return { ...a, args_error: 'the args could not be read' };
-  }
 }

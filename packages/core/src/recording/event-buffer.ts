@@ -2,6 +2,7 @@ import { ARG_COLUMN_NAMES, TAG_FALSE, TAG_ISTR, TAG_NULL, TAG_NUM, TAG_RAW, TAG_
 import { safeJson } from '../format/safe-json.js';
 import type { Interner } from './interner.js';
 import { grown } from './typed-arrays.js';
+import { JsonArg } from './json-arg.js';
 import type { Args } from '../types.js';
 
 /**
@@ -60,6 +61,29 @@ export class EventBuffer implements EventColumns {
         this.argCount = first;
         this.addArg(interner.key('args_error'), 'the args could not be read', interner);
       }
+    }
+    this.argEnd[i] = this.argCount;
+    this.count = i + 1;
+  }
+
+  /**
+   * `pushArgs` for the args `{ ...args, ...extra }` without building that object: `args`' keys in
+   * their order (with extra's value where extra has the key too), then extra's other keys.
+   */
+  pushMerged(kind: number, id: number, tid: number, level: number, pidx: number, args: Args | undefined, extra: Args, interner: Interner): void {
+    const i = this.head(kind, id, tid, level, pidx);
+    const first = this.argCount;
+    const firstObj = this.argObj.length;
+    try {
+      let pos = 0;
+      if (args !== undefined) {
+        for (const key in args) this.addArg(interner.keyAt(pos++, key), hasOwn(extra, key) ? extra[key] : args[key], interner);
+        for (const key in extra) if (!hasOwn(args, key)) this.addArg(interner.keyAt(pos++, key), extra[key], interner);
+      } else for (const key in extra) this.addArg(interner.keyAt(pos++, key), extra[key], interner);
+    } catch {
+      this.argObj.length = firstObj;
+      this.argCount = first;
+      this.addArg(interner.key('args_error'), 'the args could not be read', interner);
     }
     this.argEnd[i] = this.argCount;
     this.count = i + 1;
@@ -155,9 +179,18 @@ export class EventBuffer implements EventColumns {
           this.argTag[j] = TAG_NULL;
           return;
         }
+        if (v instanceof JsonArg) {
+          // Serialised once already; repeated (a tensor shape): interned like a short string.
+          const k = interner.raw(v.text);
+          if (k >= 0) {
+            this.argTag[j] = TAG_ISTR;
+            this.argNum[j] = k;
+            return;
+          }
+        }
         // Objects are serialised now: formatting happens later, when the caller may have mutated them.
         this.argTag[j] = TAG_RAW;
-        this.argNum[j] = this.argObj.push(safeJson(v)) - 1;
+        this.argNum[j] = this.argObj.push(v instanceof JsonArg ? v.text : safeJson(v)) - 1;
     }
   }
 
@@ -175,3 +208,5 @@ export class EventBuffer implements EventColumns {
     this.argCount = 0;
   }
 }
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);

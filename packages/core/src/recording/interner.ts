@@ -16,6 +16,8 @@ export class Interner {
    */
   readonly strFrag: string[] = [];
   private readonly strs = new Map<string, number>();
+  /** JSON texts interned as they are (raw), apart from strings (whose fragment is quoted). */
+  private readonly raws = new Map<string, number>();
 
   constructor(private readonly pid: number) {}
 
@@ -111,6 +113,21 @@ export class Interner {
     // path, and deoptimize it.
     this.lastStr = v;
     this.lastStrId = k;
+    return k;
+  }
+
+  /**
+   * The index of a short JSON text (a `jsonArg`'s) among the same fragments as strings, written
+   * as it is; -1 when it is not worth interning (or the table is full).
+   */
+  raw(text: string): number {
+    let k = this.raws.get(text);
+    if (k === undefined) {
+      if (text.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
+      k = this.strFrag.length;
+      this.strFrag.push(text);
+      this.raws.set(text, k);
+    }
     return k;
   }
 

@@ -320,6 +320,26 @@ export class ThreadTracer implements Tracer {
     stack.pop(depth, stack.id[i]!, false);
   }
 
+  /** `exitFast` with the args `{ ...args, ...extra }`, recorded without building that object. */
+  exitFastMerged(depth: number, kind: number, args: Args | undefined, extra: Args): void {
+    stampUs(this.endClock, 0);
+    const i = depth - 1;
+    const stack = this.stack;
+    const start = stack.start[i]!;
+    const b = this.buf;
+    b.times(start, this.endClock[0]! - start);
+    const id = stack.id[i]!;
+    if (!this.active) this.dropped++;
+    else {
+      const n = b.count;
+      b.pushMerged(kind, id, stack.tid[i]!, stack.level[i]!, stack.parent[i]!, args, extra, this.interner);
+      const end = b.ts[n]! + b.dur[n]!;
+      if (b.full) this.flush();
+      if (end >= this.counterDue[0]!) this.counters!.poll();
+    }
+    stack.pop(depth, id, false);
+  }
+
   /** The span at `depth` as an object (when a sync wrapper finds its function returned a promise). */
   spanAt(depth: number): SpanState {
     const i = depth - 1;

@@ -54,6 +54,8 @@ interface Installed {
 
 const NO_INPUTS: Readonly<Record<string, TensorInfoLike>> = Object.freeze({});
 const NO_OUTPUTS: readonly TensorInfoLike[] = Object.freeze([]);
+/** Stands in `one` between kernels: emptying it with `length = 0` would free its store, reallocated by the next kernel. */
+const NO_TENSOR: TensorInfoLike = Object.freeze({ dataId: Object.freeze({}), shape: Object.freeze([]) as readonly number[], dtype: 'float32' });
 
 function inBackwardScope(state: EngineStateLike): boolean {
   // The engine runs backprop under tidy('backward') with the tape still set and depth back at 0.
@@ -130,7 +132,7 @@ export class KernelHub {
     r.inputs = NO_INPUTS;
     r.attrs = undefined;
     r.outputs = NO_OUTPUTS;
-    r.one.length = 0;
+    r.one[0] = NO_TENSOR;
   }
 
   private warnOnce(listener: KernelListener, e: unknown): void {
