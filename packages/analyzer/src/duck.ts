@@ -274,8 +274,9 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
 /**
  * Scan the traces once into the temporary table `ev` (complete events and metadata):
  * trace (the source file's index in `traces` and in `files`), ph, id, name, cat, pid, tid, ts,
- * dur, kind, level, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), and
- * for metadata aname/avalue; plus `fh` (hash → path) and `traces` (trace → path).
+ * dur, kind, level, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), step
+ * and epoch (the args, as integers), dev (an event on a GPU device track: args.device_track),
+ * device_us, and for metadata aname/avalue; plus `fh` (hash → path) and `traces` (trace → path).
  *
  * The source file is a small integer rather than its path: every grouping, window and join is by
  * (trace, pid), and keying those on a long string made the time split twice as slow.
@@ -292,7 +293,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ts: 'BIGINT',
     dur: 'BIGINT',
     ph: 'VARCHAR',
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
+    // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
+    // convert would be dropped by ignore_errors
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
     },
     duck.tempDir,
   );
@@ -302,14 +305,17 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
   const single = files.length === 1;
   await duck.run(`CREATE OR REPLACE TABLE ev AS
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
-      (${kindSql(opts.computeCats)})::UTINYINT AS kind,
+      (CASE WHEN args.device_track IS NOT NULL THEN 2 ELSE ${kindSql(opts.computeCats)} END)::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
       args.level AS level, args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
         THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
         ELSE 0 END AS bytes,
-      args.name AS aname, args.value AS avalue
+      args.name AS aname, args.value AS avalue,
+      TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
+      -- GPU work on a device track: compute, never host time
+      args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
     FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
     WHERE ph IS NOT NULL AND name IS NOT NULL`);
   await duck.run(`CREATE OR REPLACE TABLE fh AS

@@ -18,6 +18,12 @@
  */
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
+import { deviceStats, type DeviceStats } from './device.js';
+import { fileGroups, type FileGroup } from './file-groups.js';
+import { selfSegmentsSql } from './intervals-sql.js';
+import { HOST_EVENTS, nameTimes } from './name-times.js';
+import { computePhases, type Phases } from './phases.js';
+import { formatPhases } from './phases-format.js';
 import { splitTime, type SplitColumns } from './time-split.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
@@ -25,7 +31,12 @@ export interface NameStats {
   cat: string;
   name: string;
   count: number;
+  /** Sum of the spans' durations: overlapping and nested spans add up (can exceed wall time). */
   total_us: number;
+  /** Union of its spans' intervals per process (wall time with at least one running), summed over processes. */
+  busy_us: number;
+  /** Union of its spans' self time (outside their children) per process, summed over processes. */
+  self_us: number;
   mean_us: number;
   p50_us: number;
   p99_us: number;
@@ -36,7 +47,10 @@ export interface NameStats {
 export interface CatStats {
   cat: string;
   count: number;
+  /** Sum over overlapping and nested spans. */
   total_us: number;
+  busy_us: number;
+  self_us: number;
 }
 
 export interface FileStats {
@@ -118,6 +132,12 @@ export interface Summary {
   top_events: TopEvent[];
   /** Whether p50/p99 are exact or t-digest estimates (beyond 20 M events). */
   percentiles: 'exact' | 'approximate';
+  /** Files with I/O grouped by directory, most bytes first. */
+  file_groups: FileGroup[];
+  /** Per process, epoch and step: compute, I/O, data wait, overlap, idle and a verdict. */
+  phases: Phases;
+  /** GPU device time, when the trace has it. */
+  device: DeviceStats | null;
 }
 
 export interface SummaryOptions {
@@ -159,6 +179,9 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
+  // the self segments of every event (its interval minus its children's): self times, phases
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n FROM ev WHERE ph = 'X'`);
+  await duck.run(`CREATE OR REPLACE TEMP TABLE selfseg AS ${selfSegmentsSql({ where: "cat <> 'dftracer'", nestByTime: num(np?.n) > 0 })}`);
   // The split reads its columns out of DuckDB and sweeps them in JS, on a second connection,
   // while DuckDB answers the grouped queries on this one.
   const second = await duck.connect();
@@ -185,17 +208,20 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
 
   // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
   const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
+  const times = await nameTimes(duck);
   const q = exact ? 'quantile_cont' : 'approx_quantile';
   const byName = (
     await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
         ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ph = 'X' GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
+      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
   ).map(
     (r): NameStats => ({
       cat: String(r.cat),
       name: String(r.name),
       count: num(r.count),
       total_us: num(r.total_us),
+      busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
+      self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
       mean_us: num(r.mean_us),
       p50_us: num(r.p50_us),
       p99_us: num(r.p99_us),
@@ -205,7 +231,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   );
   const byCat = new Map<string, CatStats>();
   for (const r of byName) {
-    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0 };
+    const t = times.byCat.get(r.cat);
+    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0, busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
     c.count += r.count;
     c.total_us += r.total_us;
     byCat.set(r.cat, c);
@@ -276,7 +303,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
 
   const topEvents = (
     await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
-      WHERE e.ph = 'X' AND e.kind <> 0 ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
+      WHERE e.ph = 'X' AND e.kind <> 0 AND NOT coalesce(e.dev, false) ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
   ).map(
     (r): TopEvent => ({
       name: String(r.name),
@@ -289,6 +316,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     }),
   );
 
+  const phases = await computePhases(duck, { fmt: fmtDuration });
+  const device = await deviceStats(duck, top);
+  const groups = await fileGroups(duck);
   const o = overview ?? {};
   return {
     traces: files,
@@ -307,6 +337,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     files: fileRows,
     top_events: topEvents,
     percentiles: exact ? 'exact' : 'approximate',
+    file_groups: groups,
+    phases,
+    device,
   };
 }
 
@@ -423,76 +456,117 @@ async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
   return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk), all: num(r?.allk) };
 }
 
+/** Files listed one by one up to this many; beyond, grouped by directory (unless asked). */
+export const FILES_LISTED_MAX = 20;
+
+export interface FormatOptions {
+  /** Rows of the top tables (default 10). */
+  top?: number;
+  /** List single files even when there are many. */
+  files?: boolean;
+  /** Only the epoch or the step view (with the overview lines). */
+  by?: 'epoch' | 'step';
+}
+
 /** The summary as readable tables. */
-export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
+export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   const top = opts.top ?? 10;
   const out: string[] = [];
   const t = s.totals;
+  const ph = s.phases.totals;
   const procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0);
   out.push(
     `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}`,
   );
   out.push(
-    `I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)})  compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  both at once ${fmtDuration(t.overlap_us)} (${fmtPct(t.overlap_us, procTime)})  ` +
-      `other ${fmtDuration(t.other_us)} (${fmtPct(t.other_us, procTime)})  ` +
-      `read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
+    `compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  data wait ${fmtDuration(ph.wait_us)} (${fmtPct(ph.wait_us, procTime)})  I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)}, ${fmtDuration(t.overlap_us)} of it under compute)  ` +
+      `other ${fmtDuration(ph.other_us)}  idle ${fmtDuration(ph.idle_us)}  read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
   );
+  if (ph.verdict) out.push(`verdict: ${ph.verdict}`);
+  if (s.device) out.push(formatDevice(s, procTime));
   out.push('');
+  if (opts.by) {
+    out.push(formatPhases(s.phases, { by: opts.by, processes: s.processes, top }));
+    return out.join('\n');
+  }
+  const phases = formatPhases(s.phases, { processes: s.processes, top: Math.min(top, 5) });
+  if (phases) out.push(phases, '');
   out.push('Processes');
   out.push(
     renderTable(
-      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
-      s.per_process.map((p) => [
-        String(p.pid),
-        ellipsizeLeft(p.name ?? basename(p.trace), 28),
-        p.host ?? '',
-        String(p.threads),
-        fmtCount(p.events),
-        fmtDuration(p.wall_us),
-        fmtDuration(p.io_us),
-        fmtDuration(p.compute_us),
-        fmtDuration(p.overlap_us),
-        fmtDuration(p.io_only_us),
-        fmtDuration(p.other_us),
-        fmtDuration(p.idle_us),
-        fmtBytes(p.bytes_read),
-        fmtBytes(p.bytes_written),
-      ]),
-      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'compute', 'data wait', 'I/O', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
+      s.per_process.map((p) => {
+        const f = s.phases.processes.find((x) => x.pid === p.pid && s.traces[x.trace] === p.trace);
+        return [
+          String(p.pid),
+          ellipsizeLeft(p.name ?? basename(p.trace), 28),
+          p.host ?? '',
+          String(p.threads),
+          fmtCount(p.events),
+          fmtDuration(p.wall_us),
+          fmtDuration(p.compute_us),
+          fmtDuration(f?.wait_us ?? 0),
+          fmtDuration(p.io_us),
+          fmtDuration(p.overlap_us),
+          fmtDuration(p.io_only_us),
+          fmtDuration(p.other_us),
+          fmtDuration(p.idle_us),
+          fmtBytes(p.bytes_read),
+          fmtBytes(p.bytes_written),
+        ];
+      }),
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');
-  out.push('Time by category');
+  out.push('Time by category (busy: wall time with at least one span running; self: outside their children; sum: over overlapping and nested spans)');
   out.push(
     renderTable(
-      ['cat', 'count', 'total'],
-      s.by_cat.map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.total_us)]),
-      ['l', 'r', 'r'],
+      ['cat', 'count', 'busy', 'self', 'sum of spans'],
+      s.by_cat.filter((c) => c.cat !== 'dftracer').map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.busy_us), fmtDuration(c.self_us), fmtDuration(c.total_us)]),
+      ['l', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');
-  out.push('Time by name');
+  out.push('Time by name (most self time first)');
+  const names = [...s.by_name].filter((r) => r.cat !== 'dftracer').sort((a, b) => b.self_us - a.self_us || b.total_us - a.total_us);
+  const shown = Math.max(top, 20);
   out.push(
     renderTable(
-      ['cat', 'name', 'count', 'total', 'mean', 'p50', 'p99', 'max'],
-      s.by_name
-        .slice(0, Math.max(top, 20))
-        .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
+      names
+        .slice(0, shown)
+        .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.busy_us), fmtDuration(r.self_us), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
-  if (s.by_name.length > Math.max(top, 20)) out.push(`… ${s.by_name.length - Math.max(top, 20)} more (--json for all)`);
+  if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
   out.push('');
-  out.push(`Files (top ${Math.min(top, s.files.length)} of ${fmtCount(s.files.length)} by bytes)`);
-  out.push(
-    renderTable(
-      ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
-      s.files
-        .slice(0, top)
-        .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
-    ),
-  );
+  if (opts.files || s.files.length <= FILES_LISTED_MAX) {
+    out.push(`Files (top ${Math.min(top, s.files.length)} of ${fmtCount(s.files.length)} by bytes)`);
+    out.push(
+      renderTable(
+        ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
+        s.files
+          .slice(0, opts.files ? Math.max(top, s.files.length) : top)
+          .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  } else {
+    const g = s.file_groups;
+    out.push(`Files by directory (${fmtCount(s.files.length)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
+    out.push(
+      renderTable(
+        ['directory', 'files', 'ops', 'read', 'written', 'I/O busy', 'sum of calls', 'bytes/file p50', 'min', 'max'],
+        g
+          .slice(0, top)
+          .map((d) => [ellipsizeLeft(d.dir, 48), fmtCount(d.files), fmtCount(d.ops), fmtBytes(d.bytes_read), fmtBytes(d.bytes_written), fmtDuration(d.busy_us), fmtDuration(d.io_us), fmtBytes(d.file_bytes_p50), fmtBytes(d.file_bytes_min), fmtBytes(d.file_bytes_max)]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    if (g.length > top) out.push(`… ${g.length - top} more directories (--top N, or --json for all)`);
+  }
   out.push('');
   out.push(`Longest events (top ${s.top_events.length})`);
   out.push(
@@ -503,4 +577,16 @@ export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
     ),
   );
   return out.join('\n');
+}
+
+/** The device line: GPU busy time and the kernels with the most device time. */
+export function formatDevice(s: Summary, procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0)): string {
+  const d = s.device;
+  if (!d) return '';
+  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of wall) on ${d.tracks.join(', ')}; ` : '';
+  const kernels = d.kernels
+    .slice(0, 5)
+    .map((k) => `${k.name} ${fmtDuration(k.device_us)}`)
+    .join(', ');
+  return `device: ${busy}top kernels by device time: ${kernels}`;
 }
