@@ -83,7 +83,7 @@ const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
 /** Data-loader waits: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
 export const WAIT_SQL = `(kind = 3 AND ((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch')))`;
 /** Spans that define windows: their own time is neither work nor waiting. */
-const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%')`;
+const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name LIKE '%._train' OR name LIKE '%.train_epoch')`;
 
 /** Build the `win` table: every window, with a global id `wid` and its level. */
 async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
