@@ -543,12 +543,13 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
   out.push('');
   if (opts.files || s.files.length <= FILES_LISTED_MAX) {
-    out.push(`Files (top ${Math.min(top, s.files.length)} of ${fmtCount(s.files.length)} by bytes)`);
+    const listed = opts.files ? s.files.length : Math.min(top, s.files.length);
+    out.push(`Files (top ${listed} of ${fmtCount(s.files.length)} by bytes)`);
     out.push(
       renderTable(
         ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
         s.files
-          .slice(0, opts.files ? Math.max(top, s.files.length) : top)
+          .slice(0, listed)
           .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
