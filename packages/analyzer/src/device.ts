@@ -32,8 +32,7 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 :
 
 /** The device figures, or null when the trace has no device time. */
 export async function deviceStats(duck: Duck, top = 10): Promise<DeviceStats | null> {
-  const [o] = await duck.all(`SELECT count(*) FILTER (WHERE dev) AS dev, count(*) FILTER (WHERE device_us IS NOT NULL AND NOT dev) AS thr,
-      list(DISTINCT device_track) FILTER (WHERE dev) AS tracks FROM ev WHERE ph = 'X'`);
+  const [o] = await duck.all(`SELECT count(*) FILTER (WHERE dev) AS dev, count(*) FILTER (WHERE device_us IS NOT NULL AND NOT dev) AS thr FROM ev WHERE ph = 'X'`);
   const devEvents = num(o?.dev);
   if (devEvents === 0 && num(o?.thr) === 0) return null;
   const source: DeviceStats['source'] = devEvents > 0 ? 'device-track' : 'device_us';
@@ -45,6 +44,6 @@ export async function deviceStats(duck: Duck, top = 10): Promise<DeviceStats | n
     await duck.all(`SELECT cat, name, count(*) AS count, sum(coalesce(device_us, dur)) AS device_us FROM ev
       WHERE ph = 'X' AND ${where} GROUP BY cat, name ORDER BY device_us DESC, name LIMIT ${Math.max(0, Math.floor(top))}`)
   ).map((r): DeviceKernel => ({ cat: String(r.cat), name: String(r.name), count: num(r.count), device_us: num(r.device_us) }));
-  const tracks = Array.isArray(o?.tracks) ? (o.tracks as unknown[]).map(String).sort() : [];
+  const tracks = (await duck.all(`SELECT DISTINCT device_track AS t FROM ev WHERE ph = 'X' AND dev ORDER BY t`)).map((r) => String(r.t));
   return { tracks, events: devEvents, busy_us: num(b?.busy), source, kernels };
 }

@@ -27,17 +27,25 @@ const DIR = `CASE WHEN strpos(f, '/') > 0 THEN coalesce(nullif(regexp_replace(f,
 
 /** Per directory of the files with I/O, most bytes first. */
 export async function fileGroups(duck: Duck): Promise<FileGroup[]> {
-  const io = `SELECT e.trace, e.pid, e.ts, e.dur, e.op, e.bytes, e.fhash, coalesce(fh.path, e.fhash) AS f
-    FROM ev e LEFT JOIN fh ON e.fhash = fh.hash WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL`;
-  const busy = unionLengthSql(`SELECT trace, pid, ${DIR} AS dir, ts, ts + dur AS te FROM (${io})`, ['trace', 'pid', 'dir']);
+  // directories as small integers: the union's window sorts numbers, not paths (memory-bounded)
+  await duck.run(`CREATE OR REPLACE TABLE fdir AS
+    WITH f AS (SELECT DISTINCT e.fhash, coalesce(fh.path, e.fhash) AS f FROM ev e LEFT JOIN fh ON e.fhash = fh.hash WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL),
+    d AS (SELECT fhash, ${DIR} AS dir FROM f)
+    SELECT fhash, dir, dense_rank() OVER (ORDER BY dir) AS did FROM d`);
+  const io = `SELECT e.trace, e.pid, e.ts, e.dur, e.op, e.bytes, e.fhash, d.did FROM ev e JOIN fdir d USING (fhash) WHERE e.ph = 'X' AND e.kind = 1`;
+  const busy = unionLengthSql(`SELECT trace, pid, did, ts, ts + dur AS te FROM (${io})`, ['trace', 'pid', 'did']);
   const rows = await duck.all(`WITH io AS (${io}), perfile AS (
-      SELECT ${DIR} AS dir, fhash, count(*) AS ops, coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS r,
+      SELECT did, fhash, count(*) AS ops, coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS r,
         coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS w, sum(dur) AS io_us
-      FROM io GROUP BY ALL
-    ), b AS (SELECT dir, sum(len) AS busy FROM (${busy}) GROUP BY dir)
-    SELECT p.dir, count(*) AS files, sum(ops) AS ops, sum(r) AS r, sum(w) AS w, sum(io_us) AS io_us, any_value(b.busy) AS busy,
-      quantile_disc(r + w, 0.5) AS p50, min(r + w) AS lo, max(r + w) AS hi
-    FROM perfile p LEFT JOIN b USING (dir) GROUP BY p.dir ORDER BY sum(r) + sum(w) DESC, sum(io_us) DESC, p.dir`);
+      FROM io GROUP BY did, fhash
+    ), b AS (SELECT did, sum(len) AS busy FROM (${busy}) GROUP BY did),
+    g AS (
+      SELECT did, count(*) AS files, sum(ops) AS ops, sum(r) AS r, sum(w) AS w, sum(io_us) AS io_us,
+        quantile_disc(r + w, 0.5) AS p50, min(r + w) AS lo, max(r + w) AS hi
+      FROM perfile GROUP BY did
+    )
+    SELECT (SELECT any_value(dir) FROM fdir WHERE fdir.did = g.did) AS dir, g.*, b.busy
+    FROM g LEFT JOIN b USING (did) ORDER BY r + w DESC, io_us DESC, dir`);
   return rows.map((r) => ({
     dir: String(r.dir),
     files: num(r.files),

@@ -88,7 +88,7 @@ const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name
 /** Build the `win` table: every window, with a global id `wid` and its level. */
 async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
   const X = `ph = 'X' AND NOT coalesce(dev, false) AND ts IS NOT NULL`;
-  await duck.run(`CREATE OR REPLACE TEMP TABLE win_ep AS
+  await duck.run(`CREATE OR REPLACE TABLE win_ep AS
     WITH ep0 AS (
       SELECT trace, coalesce(pid, -1) AS pk, ts AS ws, ts + dur AS we, name, epoch FROM ev
       WHERE ${X} AND cat = 'pipeline' AND name LIKE 'epoch%' AND dur > 0
@@ -106,7 +106,7 @@ async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_so
     SELECT a.* FROM args a ANTI JOIN (SELECT DISTINCT trace, pk FROM spans) s ON s.trace = a.trace AND s.pk = a.pk`);
 
   // step candidates by source, priority 1 (best) to 4; each process keeps its best source
-  await duck.run(`CREATE OR REPLACE TEMP TABLE win_st AS
+  await duck.run(`CREATE OR REPLACE TABLE win_st AS
     WITH stepargs AS (
       SELECT trace, coalesce(pid, -1) AS pk, epoch, step, min(ts) AS s0, max(ts + dur) AS we, cat = 'compute' AS is_compute
       FROM ev WHERE ${X} AND step IS NOT NULL AND kind = 2 GROUP BY trace, pk, epoch, step, is_compute
@@ -139,7 +139,7 @@ async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_so
         ELSE least(s0, coalesce(lag(we) OVER (PARTITION BY trace, pk, in_ws ORDER BY we, s0), in_ws, s0)) END AS ws
     FROM placed`);
 
-  await duck.run(`CREATE OR REPLACE TEMP TABLE win AS
+  await duck.run(`CREATE OR REPLACE TABLE win AS
     WITH raw AS (
       SELECT 'process' AS level, trace, coalesce(pid, -1) AS pk, min(ts) AS ws, max(ts + dur) AS we, NULL::BIGINT AS epoch, NULL::BIGINT AS step
       FROM ev WHERE ph = 'X' AND ts IS NOT NULL GROUP BY trace, pk
@@ -164,11 +164,17 @@ async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_so
   };
 }
 
+/** Points per chunk of the sweep (a window partition each): memory per partition stays small. */
+const CHUNK_POINTS = 200_000;
+
 /** The figures of every window, from one sweep per process. Needs `ev`, `selfseg` and `win`. */
 async function sweep(duck: Duck): Promise<Row[]> {
   const pk = 'coalesce(pid, -1)';
-  return duck.all(`WITH iv AS (
-      SELECT trace, ${pk} AS pk, ts, ts + dur AS te, 1 AS k, CASE WHEN op = 1 THEN bytes ELSE 0 END AS b
+  // time is cut into chunks of about CHUNK_POINTS points each, so no window partition is big
+  const [sz] = await duck.all(`SELECT (SELECT max(we) - min(ws) FROM win WHERE level = 'process') AS span, (SELECT count(*) FROM ev WHERE ph = 'X') AS n`);
+  const chunk = Math.max(1000, Math.ceil(num(sz?.span) / Math.max(1, (4 * num(sz?.n)) / CHUNK_POINTS)));
+  await duck.run(`CREATE OR REPLACE TABLE sweep_iv AS
+      SELECT trace, ${pk} AS pk, ts, ts + dur AS te, 1::UTINYINT AS k, CASE WHEN op = 1 THEN bytes ELSE 0 END AS b
       FROM ev WHERE ph = 'X' AND kind = 1 AND ts IS NOT NULL AND dur >= 0
       UNION ALL
       SELECT trace, ${pk}, ts, te, 2, 0 FROM selfseg WHERE kind = 2
@@ -176,8 +182,8 @@ async function sweep(duck: Duck): Promise<Row[]> {
       SELECT trace, ${pk}, ts, ts + dur, 3, 0 FROM ev WHERE ph = 'X' AND NOT coalesce(dev, false) AND ${WAIT_SQL} AND dur > 0
       UNION ALL
       SELECT trace, ${pk}, ts, te, 4, 0 FROM selfseg
-      WHERE kind = 3 AND NOT coalesce(dev, false) AND NOT ${WINDOW_SPAN_SQL} AND NOT ${WAIT_SQL}
-    ), pts AS (
+      WHERE kind = 3 AND NOT coalesce(dev, false) AND NOT ${WINDOW_SPAN_SQL} AND NOT ${WAIT_SQL}`);
+  return duck.all(`WITH iv AS (SELECT * FROM sweep_iv), pts AS (
       SELECT trace, pk, ts AS t, (k = 1)::INT AS di, (k = 2)::INT AS dc, (k = 3)::INT AS dw, (k = 4)::INT AS dq, b,
         0::BIGINT AS dp, 0::BIGINT AS de, 0::BIGINT AS ds FROM iv
       UNION ALL
@@ -189,15 +195,25 @@ async function sweep(duck: Duck): Promise<Row[]> {
       SELECT trace, pk, we, 0, 0, 0, 0, 0,
         CASE WHEN level = 'process' THEN -wid ELSE 0 END, CASE WHEN level = 'epoch' THEN -wid ELSE 0 END, CASE WHEN level = 'step' THEN -wid ELSE 0 END FROM win
     ), agg AS (
-      SELECT trace, pk, t, sum(di) AS di, sum(dc) AS dc, sum(dw) AS dw, sum(dq) AS dq, sum(b) AS b, sum(dp) AS dp, sum(de) AS de, sum(ds) AS ds
+      SELECT trace, pk, t // ${chunk} AS ck, t, sum(di) AS di, sum(dc) AS dc, sum(dw) AS dw, sum(dq) AS dq, sum(b) AS b, sum(dp) AS dp, sum(de) AS de, sum(ds) AS ds
       FROM pts GROUP BY trace, pk, t
+    ), cp AS (
+      -- what is running at each chunk's start: the sums of the chunks before it
+      SELECT trace, pk, ck,
+        coalesce(sum(sum(di)) OVER c, 0) AS pi, coalesce(sum(sum(dc)) OVER c, 0) AS pc, coalesce(sum(sum(dw)) OVER c, 0) AS pw0,
+        coalesce(sum(sum(dq)) OVER c, 0) AS pq, coalesce(sum(sum(dp)) OVER c, 0) AS pp, coalesce(sum(sum(de)) OVER c, 0) AS pe, coalesce(sum(sum(ds)) OVER c, 0) AS ps,
+        lead(min(t)) OVER (PARTITION BY trace, pk ORDER BY ck) AS nxt
+      FROM agg GROUP BY trace, pk, ck
+      WINDOW c AS (PARTITION BY trace, pk ORDER BY ck ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), run AS (
-      SELECT t, b,
-        coalesce(lead(t) OVER w - t, 0) AS len,
-        sum(di) OVER r > 0 AS i, sum(dc) OVER r > 0 AS c, sum(dw) OVER r > 0 AS wt, sum(dq) OVER r > 0 AS q,
-        sum(dp) OVER r AS pw, sum(de) OVER r AS ew, sum(ds) OVER r AS sw
-      FROM agg
-      WINDOW w AS (PARTITION BY trace, pk ORDER BY t), r AS (PARTITION BY trace, pk ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      -- chunks of time are partitions of their own (parallel, small); a segment ends at the next
+      -- point, or at the next chunk's first point
+      SELECT a.t, a.b,
+        coalesce(lead(a.t) OVER w, cp.nxt, a.t) - a.t AS len,
+        cp.pi + sum(a.di) OVER r > 0 AS i, cp.pc + sum(a.dc) OVER r > 0 AS c, cp.pw0 + sum(a.dw) OVER r > 0 AS wt, cp.pq + sum(a.dq) OVER r > 0 AS q,
+        cp.pp + sum(a.dp) OVER r AS pw, cp.pe + sum(a.de) OVER r AS ew, cp.ps + sum(a.ds) OVER r AS sw
+      FROM agg a JOIN cp USING (trace, pk, ck)
+      WINDOW w AS (PARTITION BY a.trace, a.pk, a.ck ORDER BY a.t), r AS (PARTITION BY a.trace, a.pk, a.ck ORDER BY a.t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
     ), byw AS (
       SELECT unnest([pw, ew, sw]) AS wid, len, b, i, c, wt, q FROM run
     )

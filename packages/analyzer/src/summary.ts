@@ -167,8 +167,14 @@ const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${pid =
 const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
 
 /** Compute the summary of a set of trace files. */
+/**
+ * DuckDB's memory limit for a summary unless given: the interval sweeps and unions of the epoch
+ * views and busy/self times need more than the engine's 256 MB default from ~1 M events on.
+ */
+export const SUMMARY_MEMORY_LIMIT = '1GB';
+
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
-  const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
+  const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit ?? SUMMARY_MEMORY_LIMIT, onProgress: opts.onProgress });
   try {
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     return await summarizeLoaded(duck, files, opts);
@@ -181,7 +187,7 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   // the self segments of every event (its interval minus its children's): self times, phases
   const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n FROM ev WHERE ph = 'X'`);
-  await duck.run(`CREATE OR REPLACE TEMP TABLE selfseg AS ${selfSegmentsSql({ where: "cat <> 'dftracer'", nestByTime: num(np?.n) > 0 })}`);
+  await duck.run(`CREATE OR REPLACE TABLE selfseg AS ${selfSegmentsSql({ where: "cat <> 'dftracer'", nestByTime: num(np?.n) > 0 })}`);
   // The split reads its columns out of DuckDB and sweeps them in JS, on a second connection,
   // while DuckDB answers the grouped queries on this one.
   const second = await duck.connect();
