@@ -6,10 +6,13 @@
  * exports and types with publint and @arethetypeswrong/cli, then installs tarballs into fresh npm
  * projects outside the workspace and runs real programs there:
  *   1. @dftracer/core alone: `node --import @dftracer/core/register` traces an unmodified program;
- *   2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and no other
- *      integration, no analyzer, DuckDB or tfjs-node comes along;
- *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + tfjs only, trace a model;
- *   4. the analyzer's `dftracer` bin through `npx`, from its tarball, validates and summarises (1).
+ *   2. core + @dftracer/tfjs + @tensorflow/tfjs: loadTf takes the cpu backend and reports it;
+ *      core + @dftracer/tfjs + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program runs, and
+ *      no other integration, no analyzer, DuckDB or tfjs-node comes along;
+ *   3. @dftracer/dynamo, then @dftracer/profiler, each with core + @dftracer/tfjs +
+ *      @tensorflow/tfjs only, trace a model (finding tfjs by themselves);
+ *   4. the analyzer's `dftracer` bin through `npx`, from its tarball alone (no @dftracer/core,
+ *      no test support in it), validates and summarises (1).
  *
  *   node scripts/pack-check.mjs [--keep]     (packages must be built: `pnpm build`)
  */
@@ -144,6 +147,8 @@ await step('@arethetypeswrong/cli (node16 profile) on every tarball', () => {
 let coreTrace;
 await step('1. @dftracer/core alone: node --import @dftracer/core/register app.mjs', () => {
   assert(tarball['@dftracer/core'], 'no @dftracer/core tarball');
+  const manifest = sh('tar', ['-xOzf', tarball['@dftracer/core'], 'package/package.json']).out;
+  assert(!manifest.includes('@tensorflow/'), '@dftracer/core names a tfjs package in its package.json');
   const dir = freshProject('core-only', [tarball['@dftracer/core']]);
   const deps = installed(dir);
   assert(deps.join() === '@dftracer/core', `core alone should install nothing else, got ${deps.join(', ')}`);
@@ -167,13 +172,30 @@ await step('1. @dftracer/core alone: node --import @dftracer/core/register app.m
   return `${posix.length} POSIX events (${[...names].sort().join(', ')}); node_modules: ${deps.join(', ')}`;
 });
 
+await step('2. core + @dftracer/tfjs + @tensorflow/tfjs: loadTf', () => {
+  const dir = freshProject('tfjs-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], '@tensorflow/tfjs@^4.22.0']);
+  const deps = installed(dir);
+  const unwanted = deps.filter((d) => /^@dftracer\/(ai|dynamo|profiler|analyzer)$|^@tensorflow\/tfjs-(node|backend-webgpu)|^webgpu$/.test(d));
+  assert(unwanted.length === 0, `installed what was not asked for: ${unwanted.join(', ')}`);
+  cpSync(join(fixtures, 'tfjs-app.mjs'), join(dir, 'app.mjs'));
+  const logDir = join(dir, 'traces');
+  mkdirSync(logDir);
+  const r = sh('node', ['app.mjs'], { cwd: dir, env: { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(logDir, 'app') } });
+  assert(/loaded @tensorflow\/tfjs on cpu \(cpu\), handed over: true, sum 28/.test(r.out), `loadTf did not load tfjs's cpu backend:\n${r.out}`);
+  const files = traceFiles(logDir);
+  assert(files.length === 1, `expected one trace file, found ${files.length}`);
+  const cm = readTrace(files[0]).filter((e) => e.name === 'CM' && e.args?.name === 'tfjs');
+  assert(cm.length === 1 && JSON.parse(cm[0].args.value).backend === 'cpu', `expected one tfjs CM record on cpu, got ${JSON.stringify(cm)}`);
+  return `${r.out.match(/^loaded .*$/m)[0]}; tfjs CM record written; @dftracer packages installed: ${deps.filter((d) => d.startsWith('@dftracer/')).join(', ')}`;
+});
+
 const aiDist = join(root, 'packages', 'ai', 'dist', 'index.js');
 const aiReady = existsSync(aiDist) && typeof (await import(pathToFileURL(aiDist).href)).ai?.data?.item === 'function';
 if (!aiReady) {
   results.push({ name: '2. core + @dftracer/ai + @tensorflow/tfjs', ok: true, note: 'skipped: @dftracer/ai exports no `ai` yet', s: 0 });
 } else {
-  await step('2. core + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program', () => {
-    const dir = freshProject('ai-only', [tarball['@dftracer/core'], tarball['@dftracer/ai'], '@tensorflow/tfjs@^4.22.0']);
+  await step('2. core + @dftracer/tfjs + @dftracer/ai + @tensorflow/tfjs: an ai.data.item program', () => {
+    const dir = freshProject('ai-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], tarball['@dftracer/ai'], '@tensorflow/tfjs@^4.22.0']);
     const deps = installed(dir);
     const unwanted = deps.filter((d) => /^@dftracer\/(dynamo|profiler|analyzer)$|^@duckdb\/|duckdb|^@tensorflow\/tfjs-node/.test(d));
     assert(unwanted.length === 0, `installed what was not asked for: ${unwanted.join(', ')}`);
@@ -196,15 +218,15 @@ if (!aiReady) {
   });
 }
 
-// The other integrations alone, each with core and tfjs only.
+// The other integrations alone, each with core and the tfjs layer only.
 for (const [pkg, app, cat, says] of [
   ['@dftracer/dynamo', 'dynamo-app.mjs', 'dynamo', /output \[5,2\]/],
   ['@dftracer/profiler', 'profiler-app.mjs', 'PP', /profiled/],
 ]) {
-  await step(`3. ${pkg} with core and @tensorflow/tfjs only`, () => {
-    const dir = freshProject(pkg.split('/')[1] + '-only', [tarball['@dftracer/core'], tarball[pkg], '@tensorflow/tfjs@^4.22.0']);
+  await step(`3. ${pkg} with core, @dftracer/tfjs and @tensorflow/tfjs only`, () => {
+    const dir = freshProject(pkg.split('/')[1] + '-only', [tarball['@dftracer/core'], tarball['@dftracer/tfjs'], tarball[pkg], '@tensorflow/tfjs@^4.22.0']);
     const deps = installed(dir);
-    const others = deps.filter((d) => d.startsWith('@dftracer/') && d !== pkg && d !== '@dftracer/core');
+    const others = deps.filter((d) => d.startsWith('@dftracer/') && d !== pkg && d !== '@dftracer/core' && d !== '@dftracer/tfjs');
     assert(others.length === 0, `installed other dftracer packages: ${others.join(', ')}`);
     cpSync(join(fixtures, app), join(dir, 'app.mjs'));
     const logDir = join(dir, 'traces');
@@ -223,7 +245,13 @@ await step('4. npx dftracer (the analyzer bin, from its tarball)', () => {
   assert(coreTrace, 'no trace from step 1 to analyse');
   const dir = join(work, 'npx');
   mkdirSync(dir);
-  const pkgs = ['--package', tarball['@dftracer/core'], '--package', tarball['@dftracer/analyzer']];
+  // the analyzer alone: it needs nothing of the tracer, and ships no test support
+  const tgz = tarball['@dftracer/analyzer'];
+  const listing = sh('tar', ['-tzf', tgz]).stdout;
+  assert(!/test-util|testing|\.test\./.test(listing), `the analyzer's tarball ships test support:\n${listing}`);
+  const manifest = JSON.parse(sh('tar', ['-xzOf', tgz, 'package/package.json']).stdout);
+  assert(!manifest.dependencies?.['@dftracer/core'], 'the analyzer depends on @dftracer/core at run time');
+  const pkgs = ['--package', tgz];
   const v = sh('npx', ['-y', ...pkgs, 'dftracer', 'validate', coreTrace], { cwd: dir, env: { npm_config_loglevel: 'error' } });
   assert(/^valid: 1 file/m.test(v.out), `validate did not say valid:\n${v.out}`);
   const s = sh('npx', ['-y', ...pkgs, 'dftracer', 'summary', '--json', coreTrace], { cwd: dir, env: { npm_config_loglevel: 'error' } });

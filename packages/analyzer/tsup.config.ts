@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The public API: ESM + CJS + type declarations; `@dftracer/analyzer/validate` validates without loading DuckDB.
-    entry: { index: 'src/index.ts', validate: 'src/validate.ts' },
+    entry: { index: 'src/index.ts', validate: 'src/validate-entry.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
@@ -13,11 +13,10 @@ export default defineConfig([
     platform: 'node',
   },
   {
-    // The `dftracer` bin, the validate worker and the test/bench trace writers: ESM only.
+    // The `dftracer` bin and the validate worker: ESM only.
     entry: {
       cli: 'src/cli.ts',
       'validate-worker': 'src/validate-worker.ts',
-      testing: 'src/testing/index.ts',
     },
     format: ['esm'],
     sourcemap: true,

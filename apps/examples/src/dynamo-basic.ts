@@ -8,11 +8,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { dynamo } from '@dftracer/dynamo';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 
 // Initialize logger
 const dfLogger = initializeLog('dynamo_trace', '/tmp/data', -1);
-await pickBackend();
+await loadBackend();
 
 // Define a model
 class SimpleModel {

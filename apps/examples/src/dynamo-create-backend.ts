@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { compile, createBackend } from '@dftracer/dynamo';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 import { buildConvNet } from './lib/convnet.js';
 import { writeImageFolder } from './lib/images.js';
 import { DataLoader, ImageDataset } from './lib/loader.js';
@@ -21,7 +21,7 @@ writeImageFolder(data, 64);
 
 // Initialize logger
 const dfLogger = initializeLog('training', data, -1);
-await pickBackend();
+await loadBackend();
 
 // Training setup
 const model = buildConvNet();

@@ -8,10 +8,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { Dynamo } from '@dftracer/dynamo';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 
 const dfLogger = initializeLog('custom_tracer', null, -1);
-await pickBackend();
+await loadBackend();
 
 // Create a custom Dynamo tracer
 const dynamoTracer = new Dynamo({ name: 'resnet50', epoch: 1, step: 100, imageIdx: 42, imageSize: [224, 224], enable: true });

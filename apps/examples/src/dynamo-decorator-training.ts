@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { dynamo } from '@dftracer/dynamo';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 import { writeImageFolder } from './lib/images.js';
 import { DataLoader, ImageDataset } from './lib/loader.js';
 
@@ -20,7 +20,7 @@ writeImageFolder(data, 48);
 
 // Initialize logger
 const dfLogger = initializeLog('training', data, -1);
-await pickBackend();
+await loadBackend();
 
 // Model definition with decorator
 class ConvNet {

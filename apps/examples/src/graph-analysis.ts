@@ -10,10 +10,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { compile, type Graph } from '@dftracer/dynamo';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 
 const dfLogger = initializeLog('graph_analysis', null, -1);
-await pickBackend();
+await loadBackend();
 
 // 1. A custom backend (graph extractor): it keeps each graph it is handed
 class GraphExtractor {

@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { ai } from '@dftracer/ai';
 import { initializeLog } from '@dftracer/core';
 import { profile, ProfilerActivity, traceHandler } from '@dftracer/profiler';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 import { buildCnn } from './lib/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'profiler-io-'));
@@ -20,7 +20,7 @@ const steps = 6;
 for (let i = 0; i < steps; i++) writeFileSync(join(dir, `batch-${i}.f32`), Buffer.from(new Float32Array(8 * 28 * 28).map((_, j) => ((i + j) % 255) / 255).buffer));
 
 const dfLogger = initializeLog('combined', null, -1);
-await pickBackend();
+await loadBackend();
 const model = buildCnn();
 
 // Use AI decorators for I/O tracing

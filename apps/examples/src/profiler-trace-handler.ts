@@ -8,12 +8,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog } from '@dftracer/core';
 import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 import { buildCnn } from './lib/model.js';
 
 // Initialize DFTracer logger
 const dfLogger = initializeLog('profiler_trace', null, -1);
-await pickBackend();
+await loadBackend();
 
 const model = buildCnn();
 const inputData = tf.randomNormal([8, 28, 28, 1]);

@@ -8,11 +8,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { initializeLog, Profile } from '@dftracer/core';
 import { profile, ProfilerActivity, schedule, traceHandler } from '@dftracer/profiler';
-import { pickBackend } from './lib/backend.js';
+import { loadBackend } from './lib/backend.js';
 
 // Initialize logger
 const dfLogger = initializeLog('training', null, -1);
-await pickBackend();
+await loadBackend();
 
 // Model setup
 const model = tf.sequential({ layers: [tf.layers.dense({ inputShape: [10], units: 2 })] });

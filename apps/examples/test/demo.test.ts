@@ -14,6 +14,10 @@ describe('demo', () => {
     expect(run.stdout).toMatch(/epoch 2\/2 .* held-out accuracy/);
     expect(run.stdout).toContain(`trace ${run.files[0]}`);
     expect(run.stdout).toMatch(/report {2}\S+report\.html/);
+    // the counter tracks: memory beside the events, and the tensor-leak verdict
+    expect(run.stdout).toMatch(/\nmemory {3}rss peak [\d.,]+ [KMG]i?B, heap peak [\d.,]+ [KMG]i?B, tfjs peak [\d,]+ tensors/);
+    // TODO(lead): "none" once the ~1 tensor/step the traced demo keeps is found (the trainer disposes its own)
+    expect(run.stdout).toMatch(/tensor leak: (none|leak: \+[\d.]+ tensors \/ step)/);
   });
 
   it('holds POSIX, data, dataloader, compute and pipeline events', () => {

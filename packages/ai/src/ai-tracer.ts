@@ -1,5 +1,5 @@
 import type { ArgValue, Instrument, InstrumentIterOptions, Region, UpdateOptions, VariantOptions } from '@dftracer/core';
-import { getTracer } from '@dftracer/core';
+import { getTracer, isDescriptor } from '@dftracer/core';
 
 /** Per-use options: `@ai.compute.forward({ epoch: 1 })`, `ai.comm.all_reduce({ enable: false })(fn)`. */
 export interface AITracerOptions extends VariantOptions {}
@@ -68,10 +68,6 @@ export interface AITracer {
 
 const OPTION_KEYS = new Set(['enable', 'epoch', 'step', 'imageIdx', 'imageSize', 'args']);
 const facades = new WeakMap<Instrument, AITracer>();
-
-function isDescriptor(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && ('value' in v || 'get' in v || 'set' in v) && ('configurable' in v || 'writable' in v || 'enumerable' in v);
-}
 
 function checkOptions(o: Record<string, unknown>, where: string): AITracerOptions {
   for (const k of Object.keys(o)) {

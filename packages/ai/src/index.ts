@@ -1,10 +1,12 @@
 export { ai, createAI, ROOT_NAME, ROOT_CAT, ITER_COUNT_NAME, BLOCK_NAME, ITER_NAME, INIT_NAME } from './taxonomy.js';
 export type { AI, AICompute, AIData, AIDataLoader, AIComm, AIDevice, AICheckpoint, AIPipeline, AIOther, AIIo } from './taxonomy.js';
 export type { AITracer, AITracerOptions, AIRegionOptions, AIIterOptions } from './ai-tracer.js';
-export { loadTf } from './tfjs-load.js';
-export type { LoadedTf, LoadTfOptions, Tf, TfPackage } from './tfjs-load.js';
-export { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm-conv-grad.js';
-export { useTf, computeHooks, transferHooks, isAsyncBackend } from './tfjs-hooks.js';
+export { loadTf } from './load-tf.js';
+export type { LoadTfOptions } from './load-tf.js';
+// Re-exported from @dftracer/tfjs, so pydftracer-style programs import tfjs setup from here too.
+export { registerWasmConvGrad, WASM_TRAINING_KERNELS, isAsyncBackend } from '@dftracer/tfjs';
+export type { LoadedTf, Tf, TfPackage } from '@dftracer/tfjs';
+export { useTf, computeHooks, transferHooks } from './tfjs-hooks.js';
 export type { UseTfOptions } from './tfjs-hooks.js';
 export { tfjsAutoTrace, traceDataset } from './tfjs-autotrace.js';
 export type { TfjsAutoTraceOptions } from './tfjs-autotrace.js';

@@ -1,11 +1,10 @@
 import { createRequire } from 'node:module';
 import type { Plugin, Region, Tracer } from '@dftracer/core';
+import { currentTf, type Tf } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
-import { lastLoadedTf } from './tfjs-state.js';
-import type { Tf } from './tfjs-load.js';
 
 export interface TfjsAutoTraceOptions {
-  /** The tfjs namespace to trace; default the one `loadTf()` returned. */
+  /** The tfjs namespace to trace; default the one handed over (`loadTf()`, `useTf`, `useTfNamespace`). */
   tf?: Tf;
 }
 
@@ -30,7 +29,7 @@ export function tfjsAutoTrace(options: TfjsAutoTraceOptions = {}): Plugin {
   return {
     name: 'ai.tfjs',
     setup(tracer) {
-      const tf = options.tf ?? lastLoadedTf();
+      const tf = options.tf ?? currentTf();
       if (tf === undefined) {
         tracer.log('WARN', 'tfjsAutoTrace: no tfjs namespace (pass { tf } or call loadTf() first); nothing traced');
         return;

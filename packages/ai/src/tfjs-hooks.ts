@@ -1,7 +1,6 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
+import { dtypeBytes, isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
-import type { Tf } from './tfjs-load.js';
-import { rememberTf } from './tfjs-state.js';
 
 export interface UseTfOptions {
   /**
@@ -18,7 +17,7 @@ export interface UseTfOptions {
 
 type Tensor = { shape: number[]; dtype: string; size: number; isDisposed: boolean; data(): Promise<unknown> };
 
-const BYTES: Record<string, number> = { float32: 4, int32: 4, bool: 1, complex64: 8 };
+const bytesOf = (ts: readonly Tensor[]): number => ts.reduce((n, t) => n + t.size * dtypeBytes(t.dtype), 0);
 
 /** The tensors a call returned: one, an array of them, or an object's tensor values. */
 function tensorsIn(v: unknown, isTensor: (x: unknown) => x is Tensor): Tensor[] {
@@ -26,13 +25,6 @@ function tensorsIn(v: unknown, isTensor: (x: unknown) => x is Tensor): Tensor[] 
   if (Array.isArray(v)) return v.filter(isTensor);
   if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).filter(isTensor);
   return [];
-}
-
-/** Whether kernels on this backend only enqueue work (wall time would be dispatch time). */
-export function isAsyncBackend(tf: Tf): boolean {
-  const name = tf.getBackend();
-  if (name === 'webgl' || name === 'webgpu') return true;
-  return name === 'tensorflow' && (tf.backend() as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
 }
 
 interface Before {
@@ -68,7 +60,7 @@ export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<Befo
         const ts = tensorsIn(result, isTensor);
         if (ts.length > 0) {
           out.out_shape = ts.length === 1 ? ts[0]!.shape : ts.map((t) => t.shape);
-          out.out_bytes = ts.reduce((n, t) => n + t.size * (BYTES[t.dtype] ?? 4), 0);
+          out.out_bytes = bytesOf(ts);
         }
       }
       if (before !== undefined) {
@@ -88,11 +80,11 @@ export function transferHooks(tf: Tf): CallHooks<undefined> {
   return {
     args: (callArgs, result) => {
       const outT = tensorsIn(result, isTensor);
-      if (outT.length > 0) return { direction: 'h2d', bytes: outT.reduce((n, t) => n + t.size * (BYTES[t.dtype] ?? 4), 0) };
+      if (outT.length > 0) return { direction: 'h2d', bytes: bytesOf(outT) };
       const down = hostBytes(result);
       if (down > 0) return { direction: 'd2h', bytes: down };
       const inT = Array.from(callArgs).flatMap((a) => tensorsIn(a, isTensor));
-      return inT.length > 0 ? { bytes: inT.reduce((n, t) => n + t.size * (BYTES[t.dtype] ?? 4), 0) } : undefined;
+      return inT.length > 0 ? { bytes: bytesOf(inT) } : undefined;
     },
   };
 }
@@ -100,13 +92,14 @@ export function transferHooks(tf: Tf): CallHooks<undefined> {
 /**
  * Hands a tfjs namespace to the taxonomy: every `ai.compute` tracer records output shapes/bytes
  * and `tf.memory()` deltas and (on asynchronous backends, by default) waits for the device work of
- * what it returns; `ai.device.transfer` records bytes and direction. `loadTf()` calls it.
+ * what it returns; `ai.device.transfer` records bytes and direction. Hands `tf` to the other
+ * integrations too (`useTfNamespace`). This package's `loadTf()` calls it.
  */
 export function useTf(tf: Tf, options: UseTfOptions = {}): void {
   if (tf === null || typeof tf !== 'object' || typeof tf.memory !== 'function' || typeof tf.Tensor !== 'function') {
     throw new TypeError('useTf: expected the TensorFlow.js namespace (import * as tf from "@tensorflow/tfjs")');
   }
-  rememberTf(tf);
+  useTfNamespace(tf);
   ai.compute.instrument.setHooks(computeHooks(tf, options));
   ai.device.transfer.instrument.setHooks(transferHooks(tf));
 }

@@ -25,14 +25,17 @@ if (what === 'validate') {
   }
 } else if (what === 'duckdb') {
   // DuckDB's JSON scan alone: the ceiling for anything built on it
-  const { Duck, readJsonSql } = await import('../dist/index.js');
-  const duck = await Duck.open();
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:', { memory_limit: '256MB' });
+  const conn = await db.connect();
   try {
-    const src = await readJsonSql([file], { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR' }, duck.tempDir);
-    const [r] = await duck.all(`SELECT count(*) FILTER (WHERE ph = 'X') AS n, sum(dur) AS d FROM (${src})`);
+    const cols = "{name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR'}";
+    const sql = `SELECT count(*) FILTER (WHERE ph = 'X') AS n, sum(dur) AS d FROM read_json('${file.replace(/'/g, "''")}', format = 'newline_delimited', ignore_errors = true, columns = ${cols})`;
+    const [r] = (await conn.runAndReadAll(sql)).getRowObjectsJS();
     events = Number(r.n);
   } finally {
-    duck.close();
+    conn.closeSync();
+    db.closeSync();
   }
 } else throw new Error(`unknown measurement ${what}`);
 const seconds = (performance.now() - t0) / 1000;

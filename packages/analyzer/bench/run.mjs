@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,7 +17,11 @@ const sizes = [...new Set([Math.min(1_000_000, big), big])];
 const cache = join(tmpdir(), 'dftracer-analyzer-bench-v1');
 mkdirSync(cache, { recursive: true });
 
-const { writeSyntheticTrace } = await import('../dist/testing.js');
+// the generator is test support, not shipped in dist/: bundled from its source for this run
+const gen = join(cache, 'generator');
+const { build } = await import('tsup');
+await build({ entry: { synthetic: join(here, '..', 'src', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
+const { writeSyntheticTrace } = await import(pathToFileURL(join(gen, 'synthetic.mjs')).href);
 const traces = {};
 for (const n of sizes) {
   const path = join(cache, `synthetic-${n}.pfw.gz`);

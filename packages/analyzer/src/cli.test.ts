@@ -8,8 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeSmallTrace } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
+import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
 import { commands } from './commands.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');

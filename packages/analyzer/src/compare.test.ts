@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSummaries, formatComparison } from './compare.js';
 import { summarize, formatSummary } from './summary.js';
-import { tempDir } from './testing/fixtures.js';
-import { TraceWriter } from './testing/trace-writer.js';
-import { writeTrainingTrace } from './testing/training.js';
+import { tempDir } from './fixtures.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
+import { writeTrainingTrace } from './training.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize } from './summary.js';
 import { readTrace } from '@dftracer/testing';
-import { tempDir } from './testing/fixtures.js';
+import { tempDir } from './fixtures.test-util.js';
 import { validateFiles } from './validate.js';
 import { mergeTraces } from './merge.js';
 

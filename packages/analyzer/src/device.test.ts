@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary } from './summary.js';
-import { tempDir } from './testing/fixtures.js';
-import { TraceWriter } from './testing/trace-writer.js';
+import { tempDir } from './fixtures.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);

@@ -6,12 +6,12 @@
  *
  * `loadTraces()` scans the inputs once into a temporary table; every command then queries that.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { head } from './check.js';
-import { isGzipFile } from './lines.js';
+import { readJsonSql, sqlString } from './read-json.js';
+import { countersFromRaw } from './counters/counter-table.js';
 
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
@@ -185,63 +185,23 @@ function copyDoubles(v: unknown, out: NumberArray, at: number, n: number): void 
   else for (let i = 0; i < n; i++) out[at + i] = v.getItem(i) ?? NaN;
 }
 
-/** SQL string literal. */
-export function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-/** SQL identifier. */
-export function sqlIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
-/** The first two lines of a trace (decompressed), or fewer. */
-async function firstLines(file: string): Promise<string[]> {
-  const { text } = await head(file, 1 << 20, 2);
-  return text.split('\n').slice(0, 2);
-}
+export { readJsonSql, sqlIdent, sqlString } from './read-json.js';
 
 /**
- * `read_json` over the files (grouped by compression, detected from content), as one relation
- * with a `filename` column naming the source trace.
- *
- * DuckDB's newline-delimited reader, with `ignore_errors`, drops the line *after* the E2 `[`
- * line together with it (it parses `[` and the next line as one broken value). So line 2 of
- * each trace is read here and fed to DuckDB from a side file in `sideDir`, mapped back to its
- * trace's name.
+ * DuckDB's reader loses a line after a `[` that is not the file's first line, and a line where a
+ * `]` and a record share it: files that hold several appended traces have them. Rows it could not
+ * read come back all null; a file with more of them than its first `[`, its line 2 and a closing
+ * `]` is read again line by line (`readJsonSql(…, { lineByLine })`: slower, but loses nothing).
+ * `table` holds the rows, null ones included, with `trace` (the file's index in `files`).
  */
-export async function readJsonSql(files: string[], columns: Record<string, string>, sideDir: string): Promise<string> {
-  const gz: string[] = [];
-  const plainFiles: string[] = [];
-  const sides: Array<[string, string]> = [];
-  for (const f of files) {
-    ((await isGzipFile(f)) ? gz : plainFiles).push(f);
-    const [l1, l2] = await firstLines(f);
-    if (l1?.trim() === '[' && l2 && l2.trim().startsWith('{')) {
-      const side = join(sideDir, `line2-${sides.length}.ndjson`);
-      writeFileSync(side, `${l2}\n`);
-      sides.push([side, f]);
-    }
+async function rereadLossyFiles(duck: Duck, table: string, files: string[], insert: (src: string) => string, columns: Record<string, string>): Promise<void> {
+  const lossy = await duck.all(`SELECT trace FROM ${table} WHERE ph IS NULL AND name IS NULL GROUP BY trace HAVING count(*) > 3`);
+  if (lossy.length > 0) {
+    const redo = lossy.map((r) => files[Number(r.trace)]!);
+    await duck.run(`DELETE FROM ${table} WHERE trace IN (${lossy.map((r) => Number(r.trace)).join(', ')})`);
+    await duck.run(insert(await readJsonSql(redo, columns, duck.tempDir, { lineByLine: true })));
   }
-  const cols = `{${Object.entries(columns)
-    .map(([k, t]) => `${sqlString(k)}: ${sqlString(t)}`)
-    .join(', ')}}`;
-  const one = (list: string[], compression: string) =>
-    `SELECT * FROM read_json([${list.map(sqlString).join(', ')}], format = 'newline_delimited', ignore_errors = true, ` +
-    `compression = '${compression}', maximum_object_size = 1048576, filename = true, columns = ${cols})`;
-  const parts: string[] = [];
-  if (gz.length) parts.push(one(gz, 'gzip'));
-  if (plainFiles.length) parts.push(one(plainFiles, 'uncompressed'));
-  if (sides.length) {
-    const map = sides.map(([side, f]) => `(${sqlString(side)}, ${sqlString(f)})`).join(', ');
-    parts.push(
-      `SELECT * REPLACE (m.trace AS filename) FROM (${one(
-        sides.map((s) => s[0]),
-        'uncompressed',
-      )}) j JOIN (VALUES ${map}) m(side, trace) ON m.side = j.filename`,
-    );
-  }
-  return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
+  await duck.run(`DELETE FROM ${table} WHERE ph IS NULL OR name IS NULL`);
 }
 
 /** Names of read-like and write-like calls whose `ret` counts bytes moved. */
@@ -282,9 +242,7 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
  * (trace, pid), and keying those on a long string made the time split twice as slow.
  */
 export async function loadTraces(duck: Duck, files: string[], opts: { computeCats?: readonly string[] } = {}): Promise<void> {
-  const src = await readJsonSql(
-    files,
-    {
+  const columns = {
     id: 'BIGINT',
     name: 'VARCHAR',
     cat: 'VARCHAR',
@@ -296,14 +254,14 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
     // convert would be dropped by ignore_errors
     args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
-    },
-    duck.tempDir,
-  );
+  };
+  const src = await readJsonSql(files, columns, duck.tempDir);
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
   await duck.run(`CREATE OR REPLACE TABLE traces AS SELECT trace::UINTEGER AS trace, path FROM (VALUES ${paths}) t(trace, path)`);
   // One file (the usual case) needs no lookup: the join on the path cost a fifth of the load.
   const single = files.length === 1;
-  await duck.run(`CREATE OR REPLACE TABLE ev AS
+  // rows DuckDB could not read are kept (all null) until rereadLossyFiles has counted them
+  const select = (src: string) => `
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
       (CASE WHEN args.device_track IS NOT NULL THEN 2 ELSE ${kindSql(opts.computeCats)} END)::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
@@ -317,7 +275,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       -- GPU work on a device track: compute, never host time
       args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
     FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
-    WHERE ph IS NOT NULL AND name IS NOT NULL`);
+    WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
+  await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);
+  await rereadLossyFiles(duck, 'ev', files, (s) => `INSERT INTO ev ${select(s)}`, columns);
   await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
 }
@@ -345,13 +305,25 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
  * read the files on every use (for one streaming export).
  */
 export async function loadEvents(duck: Duck, files: string[], opts: { materialize: boolean }): Promise<void> {
-  const src = await readJsonSql(
-    files,
-    { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' },
-    duck.tempDir,
-  );
-  const kind = opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW';
-  await duck.run(`CREATE OR REPLACE ${kind} raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
+  const src = await readJsonSql(files, columns, duck.tempDir);
+  if (opts.materialize) {
+    const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
+    await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
+    const select = (src: string) =>
+      `SELECT p.i AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) s JOIN trace_paths p ON p.path = s.filename
+       WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
+    await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS ${select(src)}`);
+    await rereadLossyFiles(duck, 'raw_rows', files, (s) => `INSERT INTO raw_rows ${select(s)}`, columns);
+    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
+  } else {
+    // one streaming pass: a cheap count of unread rows first says which files to read line by line
+    const probe = await duck.all(`SELECT filename, count(*) AS n FROM (${src}) WHERE ph IS NULL AND name IS NULL AND id IS NULL GROUP BY filename HAVING count(*) > 3`);
+    const lossy = new Set(probe.map((r) => String(r.filename)));
+    const whole = files.filter((f) => !lossy.has(f));
+    const parts = [...(whole.length ? [await readJsonSql(whole, columns, duck.tempDir)] : []), ...(lossy.size ? [await readJsonSql([...lossy], columns, duck.tempDir, { lineByLine: true })] : [])];
+    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ')}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
+  }
   await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
     SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
   await duck.run(`CREATE OR REPLACE ${opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW'} files AS
@@ -365,4 +337,5 @@ export async function loadEvents(duck: Duck, files: string[], opts: { materializ
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
+  await countersFromRaw(duck, opts.materialize);
 }

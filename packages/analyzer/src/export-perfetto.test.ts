@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportPerfetto, LaneAssigner } from './export-perfetto.js';
-import { tempDir, writeSmallTrace } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
+import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);

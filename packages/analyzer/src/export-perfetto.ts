@@ -12,12 +12,15 @@ import { rm } from 'node:fs/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { Duck, loadEvents, type DuckOptions } from './duck.js';
 import { LaneAssigner } from './lanes.js';
+import { writePerfettoCounters } from './counters/perfetto-counters.js';
 
 export { LaneAssigner };
 
 export interface PerfettoResult {
   output: string;
   events: number;
+  /** Counter samples (`"ph":"C"`) written, one per record. */
+  counters: number;
   processes: number;
   /** Tracks in the output (threads, lanes included). */
   tracks: number;
@@ -173,8 +176,9 @@ export async function exportPerfetto(files: string[], output: string, opts: Duck
         events++;
       }
     }
+    const counters = await writePerfettoCounters(duck, (line) => out.event(line));
     await out.close();
-    return { output, events, processes: pids.length, tracks: tracks.length + lanesAdded, lanes: lanesAdded };
+    return { output, events, counters, processes: pids.length, tracks: tracks.length + lanesAdded, lanes: lanesAdded };
   } catch (e) {
     out.destroy();
     await rm(output, { force: true });

@@ -1,13 +1,21 @@
 /**
- * @dftracer/analyzer: validate, summarise, merge, query and export DFTracer traces.
- * The `dftracer` CLI is built on these functions.
+ * @dftracer/analyzer: the `dftracer` CLI's commands as functions — validate, summarise, merge,
+ * query, export and report DFTracer traces — with their options and results.
  */
-export { validateFiles, validateFile, ScanPool, SemanticChecker } from './validate.js';
+export { validateFiles } from './validate.js';
 export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, ProblemKind, ProblemExample } from './validate.js';
 export { summarize, formatSummary } from './summary.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary.js';
-export { Duck, loadTraces, loadEvents, readJsonSql } from './duck.js';
+export { mergeTraces } from './merge.js';
+export type { MergeOptions, MergeResult } from './merge.js';
+export { queryTraces, formatQueryResult } from './query.js';
+export type { QueryResult } from './query.js';
+export { exportPerfetto } from './export-perfetto.js';
+export type { PerfettoResult } from './export-perfetto.js';
+export { exportParquet } from './export-parquet.js';
+export type { ParquetResult } from './export-parquet.js';
+export { writeReport } from './report.js';
+export type { ReportOptions, ReportResult } from './report.js';
 export type { DuckOptions } from './duck.js';
 export { resolveInputs } from './inputs.js';
-export { dftHash } from '@dftracer/core';
 export { UserError, UsageError } from './errors.js';

@@ -46,7 +46,7 @@ export const NS_SH = 2;
 export const NS_NAMES = ['FH', 'HH', 'SH'];
 
 /** Numbers per record in `ChunkResult.records`. */
-export const R = 10;
+export const R = 12;
 /** Record field offsets. */
 export const F = {
   LINE: 0,
@@ -61,24 +61,33 @@ export const F = {
   PIDX: 7,
   /** end.num_events, -1: absent */
   NUM: 8,
-  /** 1: start, 2: end, 3: a metadata record (ID -1 when it has none; no times) */
+  /** 1: start, 2: end, 3: a metadata record (ID -1 when it has none; no times), 4, 5: see below */
   FLAGS: 9,
+  /** 1: an event on a GPU device track (`args.device_track`), else 0 */
+  DEV: 10,
+  /** `args.launch_id` of a device-track event, -1: absent */
+  LAUNCH: 11,
 } as const;
 
-/** A metadata record in `ChunkResult.records` (F.FLAGS). */
+/** A metadata record in `ChunkResult.records` (F.FLAGS); F.NUM is 1 for a `process_name` record. */
 export const FLAG_META = 3;
+/** A `[` line after line 1: another trace appended to this one may start here (LINE only). */
+export const FLAG_OPEN = 4;
+/** A `]` line (or a `]` that the next run's first record follows on the same line): LINE only. */
+export const FLAG_CLOSE = 5;
 
 /**
  * Layouts upstream DFTracer wrote that are accepted but are not the layout dftracer.js writes:
  * warnings, errors under `validate --strict`.
  */
-export type QuirkKind = 'string-numbers' | 'integer-hashes' | 'indented' | 'close-no-newline';
+export type QuirkKind = 'string-numbers' | 'integer-hashes' | 'indented' | 'close-no-newline' | 'joined-close';
 
 export const QUIRK_TEXT: Record<QuirkKind, string> = {
   'string-numbers': 'numbers written as strings (DLIO profiler / DFTracer 2023 layout), read as numbers',
   'integer-hashes': 'hashes written as integers (DFTracer 2024 layout)',
   indented: 'lines indented with spaces',
   'close-no-newline': 'the closing "]" has no final newline (DFTracer 2024 layout)',
+  'joined-close': 'a run\'s closing "]" and the next run\'s first record share a line (DFTracer 2024 appending to an existing file)',
 };
 
 /** What scanning one chunk of whole lines found; line numbers are relative to the chunk (1-based). */
@@ -95,8 +104,6 @@ export interface ChunkResult {
   problems: ProblemGroup[];
   /** The chunk started the file and line 1 is not a trace header: stop reading. */
   notTrace: boolean;
-  /** Relative line of a lone `]` (E1 closing bracket), 0 if none. */
-  closeBracket: number;
   /** Upstream layouts met: `[kind, count, first relative line]`. */
   quirks: Array<[QuirkKind, number, number]>;
 }
@@ -147,6 +154,9 @@ const KEY_FHASH = lit('fhash');
 const KEY_LEVEL = lit('level');
 const KEY_PIDX = lit('p_idx');
 const KEY_NUM = lit('num_events');
+const KEY_DEVICE_TRACK = lit('device_track');
+const KEY_LAUNCH_ID = lit('launch_id');
+const B_PROCESS_NAME = lit('process_name');
 const KEY_NAME = lit('name');
 const KEY_VALUE = lit('value');
 const KEY_CWD = lit('cwd');
@@ -172,7 +182,6 @@ export class LineScanner {
   private defs: Array<[number, string]> = [];
   private refs: Array<[number, string, number]> = [];
   private notTrace = false;
-  private closedBracket = 0;
   private quirks = new Map<QuirkKind, [QuirkKind, number, number]>();
   private readonly quirkLine = new Map<QuirkKind, number>();
   private lineNo = 0;
@@ -192,6 +201,8 @@ export class LineScanner {
   private level = -1;
   private pIdx = -2;
   private numEvents = -1;
+  private device = 0;
+  private launchId = -1;
   private nameS = 0;
   private nameE = 0;
   private catS = 0;
@@ -232,7 +243,6 @@ export class LineScanner {
     this.defs = [];
     this.refs = [];
     this.notTrace = false;
-    this.closedBracket = 0;
     this.quirks = new Map();
     this.setBuf(buf);
     const len = buf.length;
@@ -248,15 +258,20 @@ export class LineScanner {
         if (this.notTrace) break;
         next = nl + 1;
       } else {
-        if (this.closedBracket) {
-          this.problem('layout', lineNo, `line after the closing "]" on line ${this.closedBracket}`);
-          this.closedBracket = 0;
-        }
         if (buf[pos] === C.LBRACE) next = buf[pos + 2] === 105 /* {"i */ ? this.fastComplete(pos, lineNo) : this.fastMeta(pos, lineNo);
         if (next < 0) {
           const nl = this.lineEnd(pos);
-          if (this.isLone(pos, nl, C.RBRACKET)) this.closedBracket = lineNo;
-          else this.slowLine(pos, nl, lineNo);
+          if (this.isLone(pos, nl, C.RBRACKET)) this.marker(FLAG_CLOSE, lineNo);
+          else if (this.isLone(pos, nl, C.LBRACKET)) this.marker(FLAG_OPEN, lineNo);
+          else if (buf[pos] === C.RBRACKET && this.joinedClose(pos, nl)) {
+            // `]` then the next run's first record: DFTracer 2024 appended a run to a finished file
+            this.marker(FLAG_CLOSE, lineNo);
+            this.quirk('joined-close', lineNo);
+            let s = pos + 1;
+            while (buf[s] === C.SPACE || buf[s] === C.TAB) s++;
+            const q = buf[s + 2] === 105 ? this.fastComplete(s, lineNo) : this.fastMeta(s, lineNo);
+            if (q < 0) this.slowLine(s, nl, lineNo);
+          } else this.slowLine(pos, nl, lineNo);
           next = nl + 1;
         }
       }
@@ -272,9 +287,16 @@ export class LineScanner {
       refs: this.refs,
       problems: [...this.groups.values()],
       notTrace: this.notTrace,
-      closeBracket: this.closedBracket,
       quirks: [...this.quirks.values()],
     };
+  }
+
+  /** Whether the line [s, e) is `]`, spaces, then an object. */
+  private joinedClose(s: number, e: number): boolean {
+    const b = this.buf;
+    s++;
+    while (s < e && (b[s] === C.SPACE || b[s] === C.TAB)) s++;
+    return s < e && b[s] === C.LBRACE;
   }
 
   /** Whether the line [s, e) is the single character `c`, maybe with spaces around it. */
@@ -427,12 +449,15 @@ export class LineScanner {
     if (buf[p + 2] !== 116 /* ,"t(s) */) return this.fastMetaTail(p, lineNo); // metadata with an id (older E2)
     if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
     this.ts = this.v;
+    if (buf[p + 2] === 112 /* ,"p(h) */) return this.fastCounterTail(p, lineNo); // a counter sample with an id (dftracer.js)
     if ((p = this.uint(this.m(p, L_DUR))) < 0) return -1;
     this.dur = this.v;
     if ((p = this.m(p, L_PH_X)) < 0) return -1;
     this.level = -1;
     this.pIdx = -2;
     this.numEvents = -1;
+    this.device = 0;
+    this.launchId = -1;
     if (buf[p] !== C.RBRACE) {
       const p0 = p;
       let q = this.m(p, L_ARGS_HHASH);
@@ -495,6 +520,11 @@ export class LineScanner {
         } else if (klen === 10 && eqBytes(buf, ks, ke, KEY_NUM)) {
           q = this.uint(p);
           this.numEvents = this.v;
+        } else if (klen === 12 && buf[p] === C.QUOTE && eqBytes(buf, ks, ke, KEY_DEVICE_TRACK)) {
+          this.device = 1;
+        } else if (klen === 9 && eqBytes(buf, ks, ke, KEY_LAUNCH_ID)) {
+          q = this.uint(p);
+          this.launchId = this.v;
         } else if ((buf[p] === C.QUOTE || (buf[p]! >= 48 && buf[p]! <= 57)) && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
           // cmd_hash / exec_hash name SH strings; cwd and other *_hash (newpath_hash, …) name files
           q = this.hashValue(p, lineNo, buf[ks] === 99 && klen > 3 ? NS_SH : buf[ks] === 101 ? NS_SH : NS_FH, true);
@@ -576,15 +606,26 @@ export class LineScanner {
     if (p < 0) return -1;
     if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
       if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
-      if ((p = this.m(p, L_PH_C)) < 0) return -1;
-      if (buf[p] !== C.RBRACE) {
-        if ((p = this.m(p, L_ARGS)) < 0) return -1;
-        p = scanObjectBody(buf, p, 1);
-        if (p < 0 || buf[p] !== C.RBRACE) return -1;
-      }
-      return buf[p + 1] === C.NL ? p + 2 : -1;
+      return this.fastCounterTail(p, lineNo);
     }
     return this.fastMetaTail(p, lineNo);
+  }
+
+  /**
+   * `,"ph":"C"[,"args":{…}]}` of a counter sample (upstream's aggregation records, dftracer.js's
+   * counters): a record like metadata for ids and `end.num_events`.
+   */
+  private fastCounterTail(p: number, lineNo: number): number {
+    const buf = this.buf;
+    if ((p = this.m(p, L_PH_C)) < 0) return -1;
+    if (buf[p] !== C.RBRACE) {
+      if ((p = this.m(p, L_ARGS)) < 0) return -1;
+      p = scanObjectBody(buf, p, 1);
+      if (p < 0 || buf[p] !== C.RBRACE) return -1;
+    }
+    if (buf[p + 1] !== C.NL) return -1;
+    this.recordMeta(lineNo);
+    return p + 2;
   }
 
   /** `,"ph":"M","args":{…}}` of a metadata line. */
@@ -689,7 +730,19 @@ export class LineScanner {
     r[o + 1] = this.id;
     r[o + 2] = this.pid;
     r[o + 3] = this.tid;
+    r[o + 8] = eqBytes(this.buf, this.nameS, this.nameE, B_PROCESS_NAME) ? 1 : -1;
     r[o + 9] = FLAG_META;
+    this.n++;
+  }
+
+  /** A `[` or `]` line: a record of its line and kind only. */
+  private marker(flags: number, lineNo: number): void {
+    this.reserve();
+    const r = this.records;
+    const o = this.n * R;
+    r.fill(-1, o, o + R);
+    r[o] = lineNo;
+    r[o + 9] = flags;
     this.n++;
   }
 
@@ -714,6 +767,8 @@ export class LineScanner {
     r[o + 7] = this.pIdx;
     r[o + 8] = this.numEvents;
     r[o + 9] = flags;
+    r[o + 10] = this.device;
+    r[o + 11] = this.launchId;
     this.n++;
   }
 
@@ -742,7 +797,7 @@ export class LineScanner {
     if (numbersFromStrings(o)) this.quirk('string-numbers', lineNo);
     const ph = o.ph;
     const isInt = (x: unknown, min = 0) => typeof x === 'number' && Number.isInteger(x) && x >= min;
-    const order = ph === 'M' ? (keys[0] === 'id' ? ['id', ...M_ORDER] : M_ORDER) : ph === 'C' ? C_ORDER : X_ORDER;
+    const order = ph === 'M' || ph === 'C' ? (keys[0] === 'id' ? ['id', ...(ph === 'M' ? M_ORDER : C_ORDER)] : ph === 'M' ? M_ORDER : C_ORDER) : X_ORDER;
     const want = order.filter((k) => k !== 'args' || 'args' in o);
     if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) {
       const missing = want.filter((k) => !(k in o));

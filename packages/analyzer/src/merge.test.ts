@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeTraces } from './merge.js';
 import { readTrace } from '@dftracer/testing';
-import { tempDir, truncateTail, writeSmallTrace } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
+import { tempDir, truncateTail, writeSmallTrace } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
 import { validateFiles } from './validate.js';
 
 const { dir, cleanup } = tempDir();

@@ -3,7 +3,9 @@
  * every line is kept byte for byte except
  * - the `[` line (one at the top of the output) and E1 closing `]` lines, which are dropped;
  * - `"id"` and `"args":{…"p_idx"` of files after the first, shifted so ids stay unique in the
- *   output (file k's ids are offset past the largest id of the files before it);
+ *   output (file k's ids are offset past the largest id of the files before it); a file that holds
+ *   several runs appended one after another (a `[` or `]` inside it, a `start` after its process's
+ *   `end`, or ids that start again) has each run shifted on its own, its `[`/`]` lines dropped;
  * - `"pid"` of a process whose pid an earlier file already used (another host), moved to a free
  *   pid so that each process keeps its own tracks and lifecycle.
  * Metadata (HH, FH, SH, thread_name, …) is kept. A `.gz` output is multi-member gzip, like the
@@ -119,8 +121,102 @@ async function forEachLine(
 const PH_X = Buffer.from('"ph":"X"');
 const PH_M = Buffer.from('"ph":"M"');
 
+/**
+ * Where one run of an appended file ends and the next begins (see `validate`; here without
+ * parsing): at a `[` after records, at a record after a `]`, at a `start` of a process whose
+ * `end` this run already holds, and where ids start again (an id the run has already used, at or
+ * below its first: a fork child's copy of a later id is no restart).
+ * Both passes over a file feed it the same lines, so they agree on every record's run.
+ */
+class RunTracker {
+  run = 0;
+  private records = 0;
+  private firstId = -1;
+  private closed = false;
+  private readonly ended = new Set<number>();
+  private ids = new Uint8Array(1 << 10);
+  private bigIds = new Set<number>();
+
+  /** A `[` line (`open`) or `]` line. */
+  bracket(open: boolean): void {
+    if (open && this.records > 0) this.next();
+    else this.closed = !open;
+  }
+
+  /** A record; returns its run. */
+  record(id: number, pid: number, lifecycle: 0 | 1 | 2): number {
+    if (this.records > 0 && (this.closed || (id >= 0 && id <= this.firstId && this.used(id)) || (lifecycle === 1 && this.ended.has(pid)))) this.next();
+    this.closed = false;
+    if (id >= 0) this.use(id);
+    if (this.firstId < 0 && id >= 0) this.firstId = id;
+    if (lifecycle === 2) this.ended.add(pid);
+    this.records++;
+    return this.run;
+  }
+
+  private next(): void {
+    this.run++;
+    this.records = 0;
+    this.firstId = -1;
+    this.ended.clear();
+    this.ids.fill(0);
+    this.bigIds.clear();
+  }
+
+  private used(id: number): boolean {
+    if (id >= 2 ** 30) return this.bigIds.has(id);
+    return id >>> 3 < this.ids.length && (this.ids[id >>> 3]! & (1 << (id & 7))) !== 0;
+  }
+
+  private use(id: number): void {
+    if (id >= 2 ** 30) {
+      this.bigIds.add(id);
+      return;
+    }
+    if (id >>> 3 >= this.ids.length) {
+      let n = this.ids.length;
+      while (n <= id >>> 3) n *= 2;
+      const b = new Uint8Array(n);
+      b.set(this.ids);
+      this.ids = b;
+    }
+    this.ids[id >>> 3]! |= 1 << (id & 7);
+  }
+}
+
+const START = Buffer.from('"name":"start","cat":"dftracer"');
+const END = Buffer.from('"name":"end","cat":"dftracer"');
+
+/** A record's id, pid and whether it is the `start` (1) or `end` (2) event, for `RunTracker`. */
+function recordKeys(b: Buffer, s: number, e: number): [number, number, 0 | 1 | 2] {
+  const id = b.compare(ID_PREFIX, 0, ID_PREFIX.length, s, s + ID_PREFIX.length) === 0 ? readInt(b, s + ID_PREFIX.length)[0] : -1;
+  const pp = b.indexOf(PID, s);
+  const pid = pp >= 0 && pp < e ? readInt(b, pp + PID.length)[0] : -1;
+  const at = (x: Buffer) => {
+    const i = b.indexOf(x, s);
+    return i >= 0 && i < e;
+  };
+  return [id, pid, at(START) ? 1 : at(END) ? 2 : 0];
+}
+
+/** A line that is only `[` or `]`: its byte; 0 otherwise. */
+function bracketLine(b: Buffer, s: number, e: number): number {
+  while (e > s && (b[e - 1] === 32 || b[e - 1] === 13)) e--;
+  return e - s === 1 && (b[s] === 91 || b[s] === 93) ? b[s]! : 0;
+}
+
+/** `]` then spaces then a record on one line (DFTracer 2024 appending a run): the record's start, else -1. */
+function joinedRecord(b: Buffer, s: number, e: number): number {
+  if (b[s] !== 93) return -1;
+  let p = s + 1;
+  while (p < e && (b[p] === 32 || b[p] === 9)) p++;
+  return p < e && b[p] === 123 ? p : -1;
+}
+
 /** Per input file: its largest id, its pids, its line counts, and whether it can be copied as is. */
 interface FileScan {
+  /** The largest id of each run (one run unless traces were appended in the file). */
+  runMaxIds: number[];
   maxId: number;
   pids: Set<number>;
   lines: number;
@@ -133,7 +229,8 @@ interface FileScan {
 }
 
 async function scanFile(file: string, onProgress?: (n: number) => void): Promise<FileScan> {
-  const r: FileScan = { maxId: -1, pids: new Set(), lines: 0, events: 0, metadata: 0, other: 0, copyable: true };
+  const r: FileScan = { runMaxIds: [-1], maxId: -1, pids: new Set(), lines: 0, events: 0, metadata: 0, other: 0, copyable: true };
+  const runs = new RunTracker();
   let lastTerminated = true;
   const reader = await forEachLine(
     file,
@@ -144,20 +241,27 @@ async function scanFile(file: string, onProgress?: (n: number) => void): Promise
         if (!(e - s === 1 && b[s] === 91)) r.copyable = false;
         else return;
       }
-      if (e === s || (e - s === 1 && b[s] === 93)) {
+      const bracket = bracketLine(b, s, e);
+      if (e === s || bracket !== 0) {
         r.copyable = false;
+        if (bracket !== 0) runs.bracket(bracket === 91);
         return;
+      }
+      const joined = joinedRecord(b, s, e);
+      if (joined >= 0) {
+        runs.bracket(false);
+        s = joined;
       }
       if (b[s] !== 123 || b[s + 1] !== 34) {
         r.other++;
         return;
       }
-      if (b.compare(ID_PREFIX, 0, ID_PREFIX.length, s, s + ID_PREFIX.length) === 0) {
-        const [id] = readInt(b, s + ID_PREFIX.length);
-        if (id > r.maxId) r.maxId = id;
-      }
-      const pp = b.indexOf(PID, s);
-      if (pp >= 0 && pp < e) r.pids.add(readInt(b, pp + PID.length)[0]);
+      const [id, pid, lifecycle] = recordKeys(b, s, e);
+      const run = runs.record(id, pid, lifecycle);
+      while (r.runMaxIds.length <= run) r.runMaxIds.push(-1);
+      if (id > r.runMaxIds[run]!) r.runMaxIds[run] = id;
+      if (id > r.maxId) r.maxId = id;
+      if (pid >= 0) r.pids.add(pid);
       const x = b.indexOf(PH_X, s);
       if (x >= 0 && x < e) r.events++;
       else {
@@ -168,7 +272,7 @@ async function scanFile(file: string, onProgress?: (n: number) => void): Promise
     },
     onProgress,
   );
-  if (!lastTerminated || reader.outcome.gzipError) r.copyable = false;
+  if (!lastTerminated || reader.outcome.gzipError || r.runMaxIds.length > 1) r.copyable = false;
   if (reader.outcome.gzipError) r.gzipError = reader.outcome.gzipError.message;
   return r;
 }
@@ -242,7 +346,14 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
         usedPids.add(nextFreePid++);
       }
       for (const p of scan.pids) if (!pidMap.has(p)) usedPids.add(p);
-      const shift = k === 0 ? 0 : maxNewId + 1;
+      // each run's ids go past the largest id written before it
+      const shifts: number[] = [];
+      let top = maxNewId;
+      for (let run = 0; run < scan.runMaxIds.length; run++) {
+        const shift = k === 0 && run === 0 ? 0 : top + 1;
+        shifts.push(shift);
+        if (scan.runMaxIds[run]! >= 0) top = Math.max(top, scan.runMaxIds[run]! + shift);
+      }
       res.events += scan.events;
       res.metadata += scan.metadata;
       res.otherLines += scan.other;
@@ -266,13 +377,26 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
           push(Buffer.from('[\n'));
           res.lines++;
         }
+        const runs = new RunTracker();
         let lineNo = 0;
         await forEachLine(
           file,
           (b, s, e) => {
             lineNo++;
             if (lineNo === 1 && e - s === 1 && b[s] === 91) return; // the `[` line
-            if (e === s || (e - s === 1 && b[s] === 93)) return; // empty, or an E1 closing bracket
+            const bracket = bracketLine(b, s, e);
+            if (bracket !== 0) runs.bracket(bracket === 91); // a run's `[` or closing `]`
+            if (e === s || bracket !== 0) return;
+            const joined = joinedRecord(b, s, e);
+            if (joined >= 0) {
+              runs.bracket(false);
+              s = joined;
+            }
+            let shift = shifts[0]!;
+            if (b[s] === 123 && b[s + 1] === 34) {
+              const [id, pid, lifecycle] = recordKeys(b, s, e);
+              shift = shifts[runs.record(id, pid, lifecycle)]!;
+            }
             push(rewrite(b, s, e, shift, pidMap));
             res.lines++;
           },
@@ -282,7 +406,7 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
           },
         );
       }
-      if (scan.maxId >= 0 && scan.maxId + shift > maxNewId) maxNewId = scan.maxId + shift;
+      maxNewId = Math.max(maxNewId, top);
       done += sizes[k]!;
     }
     // the array is closed after the last file, as DFTracer's own tools write a merged trace

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize, type Summary } from './summary.js';
-import { tempDir } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
+import { tempDir } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary } from './summary.js';
-import { tempDir } from './testing/fixtures.js';
-import { writeTrainingTrace } from './testing/training.js';
+import { tempDir } from './fixtures.test-util.js';
+import { writeTrainingTrace } from './training.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportParquet } from './export-parquet.js';
 import { formatQueryResult, queryTraces } from './query.js';
-import { tempDir, writeSmallTrace } from './testing/fixtures.js';
+import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
 import { UserError } from './errors.js';
 
 const { dir, cleanup } = tempDir();

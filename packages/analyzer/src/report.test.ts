@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeReport } from './report.js';
-import { tempDir, writeSmallTrace } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
+import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-artifacts');

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary, type Summary } from './summary.js';
 import { readTrace } from '@dftracer/testing';
-import { tempDir, writeSmallTrace } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
-import { TraceWriter } from './testing/trace-writer.js';
+import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 import { READ_CALLS, WRITE_CALLS } from './duck.js';
 
 const { dir, cleanup } = tempDir();

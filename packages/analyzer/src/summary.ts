@@ -25,6 +25,7 @@ import { HOST_EVENTS, nameTimes } from './name-times.js';
 import { computePhases, type Phases } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { splitTime, type SplitColumns } from './time-split.js';
+import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
 export interface NameStats {
@@ -138,6 +139,8 @@ export interface Summary {
   phases: Phases;
   /** GPU device time, when the trace has it. */
   device: DeviceStats | null;
+  /** What the counter tracks say per process (`"ph":"C"` records: memory, CPU, event loop, GC, tfjs tensors); empty without them. */
+  counters: ProcessCounters[];
 }
 
 export interface SummaryOptions {
@@ -193,7 +196,9 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   const second = await duck.connect();
   const split = timeSplit(second, opts.splitInMemoryMax);
   try {
-    return await groupedSummary(duck, files, opts, split);
+    const summary = await groupedSummary(duck, files, opts, split);
+    summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+    return summary;
   } finally {
     await split.catch(() => undefined); // settled before its connection closes
     second.close();
@@ -346,6 +351,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     file_groups: groups,
     phases,
     device,
+    counters: [],
   };
 }
 
@@ -490,6 +496,7 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   );
   if (ph.verdict) out.push(`verdict: ${ph.verdict}`);
   if (s.device) out.push(formatDevice(s, procTime));
+  out.push(...formatCounters(s.counters ?? []));
   out.push('');
   if (opts.by) {
     out.push(formatPhases(s.phases, { by: opts.by, processes: s.processes, top }));

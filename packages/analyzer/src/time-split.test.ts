@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prng as rng } from './testing/synthetic.js';
+import { prng as rng } from './synthetic.test-util.js';
 import { splitTime, type SplitColumns } from './time-split.js';
 
 interface Ev {

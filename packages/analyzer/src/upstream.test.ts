@@ -1,5 +1,5 @@
 /**
- * Genuine DFTracer layouts: the committed fixtures (made by `testing/upstream.ts`, and
+ * Genuine DFTracer layouts: the committed fixtures (made by `upstream.test-util.ts`, and
  * pydftracer's own v1.0.15 example verbatim) and, when the shared data is beside the clone, the
  * real upstream traces in `../shared/data/upstream-samples`. `validate` accepts them with the
  * expected warnings and fails them under --strict; `summary` gives exact byte totals.
@@ -9,13 +9,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { readAppendedTrace } from '@dftracer/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exportPerfetto } from './export-perfetto.js';
 import { mergeTraces } from './merge.js';
+import { queryTraces } from './query.js';
 import { writeReport } from './report.js';
 import { summarize } from './summary.js';
-import { tempDir } from './testing/fixtures.js';
-import { TraceWriter } from './testing/trace-writer.js';
-import { SEED_FIXTURE, rstCodeBlock, writeUpstreamFixtures, type UpstreamFixture } from './testing/upstream.js';
+import { tempDir } from './fixtures.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
+import { SEED_FIXTURE, rstCodeBlock, writeUpstreamFixtures, type UpstreamFixture } from './upstream.test-util.js';
 import { validateFiles } from './validate.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -63,6 +66,7 @@ describe('committed upstream-layout fixtures', () => {
       const v = r.files[0]!;
       expect(v.problems, JSON.stringify(v.problems)).toEqual([]);
       expect(v.events).toBe(f.events);
+      expect(v.runs).toBe(f.runs ?? 1);
       for (const w of f.warnings) expect(v.warnings.some((x) => x.includes(w)), `${w} in ${JSON.stringify(v.warnings)}`).toBe(true);
       expect(v.warnings.length).toBe(f.warnings.length);
       const strict = (await validateFiles([f.file], { threads: 0, strict: true })).files[0]!;
@@ -81,10 +85,10 @@ describe('committed upstream-layout fixtures', () => {
   it('the CLI: validate exits 0 with warnings, --strict exits 1, summary --json names files from FH or fname', () => {
     const ok = cli('validate', FIXTURES);
     expect(ok.code, ok.out).toBe(0);
-    expect(ok.out).toMatch(/valid: 6 files, [\d,]+ events and [\d,]+ metadata records checked, no problems, \d+ warnings/);
+    expect(ok.out).toMatch(/valid: 9 files, [\d,]+ events and [\d,]+ metadata records checked, no problems, \d+ warnings/);
     const strict = cli('validate', '--strict', FIXTURES);
     expect(strict.code).toBe(1);
-    expect(strict.out).toMatch(/invalid: \d+ problems in 6 of 6 files \(strict \d+\)/);
+    expect(strict.out).toMatch(/invalid: \d+ problems in 9 of 9 files \(strict \d+\)/);
     const s2023 = JSON.parse(cli('summary', '--json', join(FIXTURES, '2023-string-numbers.pfw')).out) as { files: { file: string; bytes_read: number; bytes_written: number }[] };
     expect(s2023.files.map((x) => [x.file, x.bytes_read, x.bytes_written])).toEqual([
       ['/p/out/ckpt.pt', 0, 65536],
@@ -92,6 +96,75 @@ describe('committed upstream-layout fixtures', () => {
     ]);
     const s2024 = JSON.parse(cli('summary', '--json', join(FIXTURES, '2024-integer-hashes.pfw.gz')).out) as { files: { file: string; bytes_written: number }[] };
     expect(s2024.files[0]).toMatchObject({ file: '/p/lustre/cm1/cm1out_000001.nc', bytes_written: 1572864 });
+  });
+
+  describe('appended runs', () => {
+    const appended = fixtures.filter((f) => (f.runs ?? 1) > 1);
+    /** Events and bytes by @dftracer/testing's reader (JSON.parse per line), not the analyzer's. */
+    const independent = (file: string) => {
+      const t = readAppendedTrace(file);
+      const ret = (e: { args: Record<string, unknown> }) => Math.max(0, Number(e.args?.ret ?? 0)) * (e.args?.size !== undefined ? Number(e.args.size) : 1);
+      const sum = (names: string[]) => t.complete.filter((e) => names.includes(e.name)).reduce((a, e) => a + ret(e), 0);
+      return { events: t.complete.length, read: sum(['read', 'pread', 'fread']), written: sum(['write', 'pwrite', 'fwrite']) };
+    };
+
+    it('the fixtures hold several runs whose ids start again', () => {
+      expect(appended.map((f) => f.file.slice(FIXTURES.length + 1))).toEqual(['2023-appended-runs.pfw', '2024-appended-runs.pfw.gz', '2025-concatenated.pfw.gz']);
+      for (const f of appended) {
+        const ids = readAppendedTrace(f.file).complete.map((e) => Number(e.id));
+        expect(new Set(ids).size, f.file).toBeLessThan(ids.length);
+      }
+    });
+
+    for (const f of appended) {
+      const name = f.file.slice(FIXTURES.length + 1);
+      it(`${name}: summary --json counts every run's events and bytes exactly`, () => {
+        const want = independent(f.file);
+        expect(want.events).toBe(f.events);
+        const r = cli('summary', '--json', f.file);
+        expect(r.code, r.out).toBe(0);
+        const s = JSON.parse(r.out) as { events: number; bytes_read: number; bytes_written: number };
+        expect([s.events, s.bytes_read, s.bytes_written]).toEqual([want.events, want.read, want.written]);
+      });
+    }
+
+    it('query and export see every record of every run; summary names each run’s host (no line lost after a "[" or "]")', async () => {
+      for (const f of appended) {
+        const t = readAppendedTrace(f.file);
+        const q = await queryTraces('SELECT (SELECT count(*) FROM events) AS e, (SELECT count(*) FROM metadata) AS m', [f.file], { threads: 1 });
+        expect(q.rows[0], f.file).toEqual([t.complete.length, t.meta.length]);
+        const p = await exportPerfetto([f.file], join(dir, 'appended.json'), { threads: 1 });
+        expect(p.events, f.file).toBe(t.complete.length);
+        const s = await summarize([f.file], { threads: 1 });
+        const hosts = new Set(t.meta.filter((m) => m.name === 'HH').map((m) => `${m.pid}`));
+        for (const proc of s.per_process) if (hosts.has(String(proc.pid))) expect(proc.host, `${f.file} pid ${proc.pid}`).not.toBeNull();
+      }
+    });
+
+    it('merge gives each run its own ids: none repeats on a thread, and the result is one run', async () => {
+      for (const f of appended) {
+        const out = join(dir, 'appended-merged.pfw');
+        const r = await mergeTraces([f.file], out);
+        expect(r.events).toBe(f.events);
+        const t = readAppendedTrace(out);
+        const byTrack = new Map<string, number[]>();
+        for (const e of t.complete) byTrack.set(`${e.pid}/${e.tid}`, [...(byTrack.get(`${e.pid}/${e.tid}`) ?? []), Number(e.id)]);
+        for (const [track, ids] of byTrack) expect(new Set(ids).size, `${f.file} ${track}`).toBe(ids.length);
+        const v = (await validateFiles([out], { threads: 0 })).files[0]!;
+        expect(v.problems, JSON.stringify(v.problems)).toEqual([]);
+        expect(v.runs, f.file).toBe(1);
+      }
+    });
+
+    it('validate names the line where the next run starts; the CLI exits 0, and 1 under --strict', () => {
+      const f = appended[0]!;
+      const lines = text(f.file).split('\n');
+      const second = lines.findIndex((l, i) => i > 1 && /"id":"0"/.test(l)) + 1;
+      const r = cli('validate', f.file);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain(`ids start again: traces of several runs appended in one file, each run checked on its own (2 times, first on line ${second})`);
+      expect(cli('validate', '--strict', f.file).code).toBe(1);
+    });
   });
 
   it('merge keeps every record of every layout, ids unique, and the result validates', async () => {

@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir, truncateTail, writeSmallTrace, type Variant } from './testing/fixtures.js';
-import { writeSyntheticTrace } from './testing/synthetic.js';
-import { TraceWriter } from './testing/trace-writer.js';
+import { tempDir, truncateTail, writeSmallTrace, type Variant } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 import { validateFiles, type FileValidation } from './validate.js';
 
 const { dir, cleanup } = tempDir();
@@ -142,5 +142,43 @@ describe('validate: broken copies fail with the right reason and line', () => {
     expect(v.problems[0]!.count).toBe(50);
     expect(v.problems[0]!.examples).toHaveLength(3);
     expect(v.problems[0]!.examples.map((e) => e.line)).toEqual([8, 9, 10]);
+  });
+});
+
+describe('validate: traces appended in one file', () => {
+  const joined = (name: string, parts: string[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, parts.map((p) => readFileSync(p, 'utf8')).join(''));
+    return path;
+  };
+
+  it('our layout joined with cat: each run checked on its own, a warning at the second "["', async () => {
+    const a = writeSmallTrace(join(dir, 'run-a.pfw'), 'clean', { pid: 500 });
+    const b = writeSmallTrace(join(dir, 'run-b.pfw'), 'clean', { pid: 500, t0: a.t0 + 10_000_000 });
+    const firstLines = readFileSync(a.path, 'utf8').split('\n').length - 1;
+    const v = await check(joined('cat.pfw', [a.path, b.path]));
+    expect(v.problems, JSON.stringify(v.problems)).toEqual([]);
+    expect(v.runs).toBe(2);
+    expect(v.events).toBe(22);
+    expect(v.finished).toBe(true);
+    expect(v.warnings).toEqual([expect.stringContaining(`traces of several runs appended in one file (a "[" or "]" after an earlier run's records), each run checked on its own (line ${firstLines + 1})`)]);
+  });
+
+  it('per run: num_events is checked against its own run, and a killed run is named', async () => {
+    const a = writeSmallTrace(join(dir, 'killed.pfw'), 'unfinished', { pid: 501 });
+    const b = writeSmallTrace(join(dir, 'wrong.pfw'), 'wrong-num-events', { pid: 501, t0: a.t0 + 10_000_000 });
+    const firstLines = readFileSync(a.path, 'utf8').split('\n').length - 1;
+    const v = await check(joined('killed-then-wrong.pfw', [a.path, b.path]));
+    expect(kinds(v)).toEqual(['num-events']);
+    expect(v.problems[0]!.examples[0]!.line).toBe(firstLines + b.line);
+    expect(v.finished).toBe(false);
+    expect(v.warnings[0]).toMatch(/^unfinished: no "end" event for pid 501 \(run 1 of 2\)/);
+  });
+
+  it('in our layout, ids that repeat without a new "[" stay an error', async () => {
+    const t = writeSmallTrace(join(dir, 'dup.pfw'), 'duplicate-id');
+    const v = await check(t.path);
+    expect(kinds(v)).toEqual(['duplicate-id']);
+    expect(v.runs).toBe(1);
   });
 });

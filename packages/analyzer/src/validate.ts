@@ -10,6 +10,11 @@
  * - lifecycle: `start` first, `end` last per process, `end.num_events` equal to the number of
  *   complete events before it; a trace without `end` is reported as unfinished (a warning);
  * - tracks: slices on one pid/tid are disjoint or properly nested (integer µs, touching is fine);
+ *   events on a GPU device track (`args.device_track`) are disjoint on their tid, and their
+ *   `launch_id` names an event of the trace (a warning if not);
+ * - runs: a file may hold several traces appended one after another (a `[`, or a `start` after
+ *   an earlier run's records, or, in upstream layouts, ids that start again): a warning, and each
+ *   run's ids, parents, tracks and lifecycle are checked on their own;
  * - gzip: truncated or corrupt members.
  *
  * Pipeline: decompression (libuv thread pool) → chunks of whole lines → `LineScanner` (worker
@@ -22,7 +27,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TraceReader } from './lines.js';
-import { F, FLAG_META, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+import { F, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
 export type { ProblemExample, ProblemGroup, ProblemKind } from './line-scanner.js';
 
@@ -39,8 +44,10 @@ export interface FileValidation {
   bytesOut: number;
   pids: number;
   tracks: number;
-  /** Every process in the file wrote its `end` event. */
+  /** Every process in the file wrote its `end` event (in every run). */
   finished: boolean;
+  /** Traces appended one after another in the file (1 for a file as a tracer writes it). */
+  runs: number;
   problems: ProblemGroup[];
   /**
    * Findings that are genuine in upstream DFTracer traces but worth knowing (an unfinished trace,
@@ -101,6 +108,8 @@ interface ProcState {
   events: number;
   /** Metadata records of this pid before its `end`. */
   meta: number;
+  /** Metadata records of this pid after its `end`: the header of a run appended next. */
+  metaAfterEnd: number;
   /** Line of its first complete event when that was not `start` (0: none such). */
   firstNotStart: number;
   startSeen: boolean;
@@ -138,7 +147,6 @@ export class SemanticChecker {
   events = 0;
   metadata = 0;
   notTrace = false;
-  private closeBracket = 0;
 
   private idBits = new Uint8Array(1 << 12);
   private bigIds: Set<number> | null = null;
@@ -165,6 +173,25 @@ export class SemanticChecker {
   private lastProc: ProcState | null = null;
   private lastPid = -1;
 
+  /** Runs (traces appended one after another) so far, and the current run's record count. */
+  private runs = 1;
+  private runRecords = 0;
+  /** The first id of the current run: an upstream id at or below it starts the next run. */
+  private runFirstId = -1;
+  /** Line of a `]` not yet followed by anything. */
+  private closeLine = 0;
+  /** The dftracer.js layout (a `process_name` header record): its ids are unique by construction. */
+  private ours = false;
+  private anyEvents = false;
+  private readonly pidsWithEvents = new Set<number>();
+  private readonly trackKeys = new Set<string>();
+  /** Per run: pids without `end` (and spans still open), for the warning. */
+  private readonly unfinished: Array<{ run: number; pids: number[]; open: number }> = [];
+  /** GPU device tracks: the last kernel on each pid/tid (they run one after another). */
+  private readonly devices = new Map<string, { end: number; id: number; line: number }>();
+  /** Device-track `launch_id`s not yet seen as an event id (resolved at the end of the run). */
+  private readonly launches = new Map<number, number>();
+
   constructor(file: string, opts: { examplesPerKind?: number } = {}) {
     this.file = file;
     this.maxExamples = opts.examplesPerKind ?? 3;
@@ -187,10 +214,6 @@ export class SemanticChecker {
   /** Take the next chunk's scan (chunks must come in file order). */
   consume(r: ChunkResult): void {
     const base = this.lines;
-    if (this.closeBracket && r.lines > 0) {
-      this.problem('layout', base + 1, `line after the closing "]" on line ${this.closeBracket}`);
-      this.closeBracket = 0;
-    }
     for (const g of r.problems) {
       let dst = this.groups.get(g.kind);
       if (!dst) this.groups.set(g.kind, (dst = { kind: g.kind, count: 0, examples: [] }));
@@ -199,7 +222,6 @@ export class SemanticChecker {
     }
     if (r.notTrace) this.notTrace = true;
     for (const [kind, count, line] of r.quirks) this.note(kind, base + line, QUIRK_TEXT[kind], count);
-    if (r.closeBracket) this.closeBracket = base + r.closeBracket;
     this.metadata += r.metadata;
     for (const [ns, h] of r.defs) this.defined[ns]!.add(h);
     for (const [ns, h, line] of r.refs) {
@@ -217,10 +239,14 @@ export class SemanticChecker {
     const id = r[o + F.ID]!;
     const pid = r[o + F.PID]!;
     const tid = r[o + F.TID]!;
+    if (r[o + F.NUM] === 1) this.ours = true;
+    if (id >= 0 && this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
+    if (this.runFirstId < 0 && id >= 0) this.runFirstId = id;
+    this.runRecords++;
     const proc = this.proc(pid);
     if (proc.endLine === 0) proc.meta++;
+    else proc.metaAfterEnd++;
     if (id < 0) return;
-    if (this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
     // in the recent-ids cache as an event that encloses anything (a p_idx never names metadata)
     const slot = id & CACHE_MASK;
     this.cacheId[slot] = id;
@@ -236,7 +262,7 @@ export class SemanticChecker {
     let proc = this.lastProc;
     if (proc === null || this.lastPid !== pid) {
       proc = this.procs.get(pid) ?? null;
-      if (!proc) this.procs.set(pid, (proc = { events: 0, meta: 0, firstNotStart: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+      if (!proc) this.procs.set(pid, (proc = { events: 0, meta: 0, metaAfterEnd: 0, firstNotStart: 0, startSeen: false, endLine: 0, afterEndReported: false }));
       this.lastProc = proc;
       this.lastPid = pid;
     }
@@ -244,19 +270,92 @@ export class SemanticChecker {
   }
 
   /**
-   * An id seen before: on another pid/tid it is a fork child that went on with its parent's
-   * counter (genuine in upstream traces: a warning); on the same track, or too long ago to tell,
-   * an error.
+   * An id seen before: on another pid/tid, recently and past the run's first id, it is a fork
+   * child that went on with its parent's counter (genuine in upstream traces: a warning). Else,
+   * in an upstream layout, ids start again: another run's trace appended to the file (a warning;
+   * the record starts the next run). In the dftracer.js layout, an error.
    */
   private duplicate(id: number, pid: number, tid: number, lineNo: number): void {
     const slot = id & CACHE_MASK;
-    if (this.cacheId[slot] === id && (this.cachePid[slot] !== pid || this.cacheTid[slot] !== tid)) {
+    if (this.cacheId[slot] === id && (this.cachePid[slot] !== pid || this.cacheTid[slot] !== tid) && id > this.runFirstId) {
       this.note('fork-id', lineNo, 'ids used twice by different threads of one process (a fork child writing with its parent\'s counter)');
+    } else if (!this.ours) {
+      this.newRun(lineNo, 'restart');
+      this.seenId(id);
     } else this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
   }
 
+  /** The records from `lineNo` on are another run: check the current one's loose ends, then forget it. */
+  private newRun(lineNo: number, why: 'restart' | 'bracket' | 'start', carryMeta?: { pid: number; meta: number }): void {
+    this.closeRun(false);
+    this.idBits.fill(0);
+    this.bigIds = null;
+    this.cacheId.fill(-1);
+    this.pending.clear();
+    this.maxPendingId = -1;
+    this.lastPendingId = -1;
+    this.lastPending = undefined;
+    this.tracks.clear();
+    this.lastTrack = null;
+    this.procs.clear();
+    this.lastProc = null;
+    this.lastPid = -1;
+    this.devices.clear();
+    this.launches.clear();
+    this.runRecords = 0;
+    this.runFirstId = -1;
+    this.runs++;
+    if (carryMeta) this.proc(carryMeta.pid).meta = carryMeta.meta;
+    this.note(
+      'appended',
+      lineNo,
+      why === 'restart'
+        ? 'ids start again: traces of several runs appended in one file, each run checked on its own'
+        : `traces of several runs appended in one file (a ${why === 'start' ? '"start" event' : '"[" or "]"'} after an earlier run's records), each run checked on its own`,
+    );
+  }
+
+  /** The end of a run: parents never written, processes without `end`, launches of no event. */
+  private closeRun(last: boolean, gzipError = false): void {
+    const unfinishedPids: number[] = [];
+    for (const [pid, p] of this.procs) {
+      if (p.events === 0 && p.endLine === 0) continue; // metadata only
+      this.anyEvents = true;
+      this.pidsWithEvents.add(pid);
+      if (p.endLine === 0) unfinishedPids.push(pid);
+    }
+    for (const [pid, m] of this.tracks) for (const tid of m.keys()) this.trackKeys.add(`${pid}/${tid}`);
+    let open = 0;
+    for (const [pidx, pend] of this.pending) {
+      if (this.idSeen(pidx)) continue; // written earlier, beyond the recent-events window
+      if (unfinishedPids.length > 0 || (last && gzipError)) open++;
+      // a parent is entered (takes its id) before its children: one that never came was still
+      // open when the process finalized (genuine upstream); one with a larger id cannot be
+      else if (pend.minChildId > pidx) this.note('open-parent', pend.line, 'p_idx names a parent that was still open at finalize (its event was never written)');
+      else this.problem('parent', pend.line, `p_idx ${pidx} names no event in the file`);
+    }
+    for (const [pid, p] of this.procs) {
+      if (!p.startSeen && p.firstNotStart > 0) this.note('no-start', p.firstNotStart, `no "start" event for pid ${pid} (layout before DFTracer 1.0)`);
+    }
+    for (const [launch, line] of this.launches) {
+      if (!this.idSeen(launch)) this.note('launch-id', line, `a device-track event's launch_id names no event of its run (e.g. ${launch})`);
+    }
+    if (unfinishedPids.length > 0 && !(last && gzipError)) this.unfinished.push({ run: this.runs, pids: unfinishedPids, open });
+  }
+
   private complete(r: Float64Array, o: number, base: number): void {
-    if (r[o + F.FLAGS] === FLAG_META) {
+    const flags = r[o + F.FLAGS]!;
+    if (flags === FLAG_OPEN || flags === FLAG_CLOSE) {
+      // a `[` after records, or anything after a `]`, starts the next run
+      if (flags === FLAG_OPEN && this.runRecords > 0) this.newRun(base + r[o + F.LINE]!, 'bracket');
+      this.closeLine = flags === FLAG_CLOSE ? base + r[o + F.LINE]! : 0;
+      return;
+    }
+    if (this.closeLine > 0) {
+      if (this.runRecords > 0) this.newRun(base + r[o + F.LINE]!, 'bracket');
+      this.closeLine = 0;
+    }
+    if (flags === FLAG_META) {
       this.metaRecord(r, o, base);
       return;
     }
@@ -269,15 +368,22 @@ export class SemanticChecker {
     const te = ts + r[o + F.DUR]!;
     const level = r[o + F.LEVEL]!;
     const pIdx = r[o + F.PIDX]!;
-    const flags = r[o + F.FLAGS]!;
+    const isStart = flags === 1;
+    const isEnd = flags === 2;
+
+    // a `start` after its process's `end` (or, upstream, after its events) starts the next run
+    if (isStart && this.runRecords > 0) {
+      const p = this.procs.get(pid);
+      if (p && (p.endLine > 0 || (!this.ours && (p.startSeen || p.events > 0)))) this.newRun(lineNo, 'start', { pid, meta: p.metaAfterEnd });
+    }
 
     // unique ids
     if (this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
+    if (this.runFirstId < 0) this.runFirstId = id;
+    this.runRecords++;
 
     // lifecycle, per process
     const proc = this.proc(pid);
-    const isStart = flags === 1;
-    const isEnd = flags === 2;
     if (proc.endLine > 0 && !proc.afterEndReported) {
       proc.afterEndReported = true;
       const endLine = proc.endLine;
@@ -368,7 +474,24 @@ export class SemanticChecker {
     // no partial overlaps on one pid/tid track
     let tr = this.lastTrack;
     if (tr === null || tr.tid !== tid || tr.pid !== pid) tr = this.lastTrack = this.track(pid, tid);
-    this.place(tr, ts, te, id, lineNo);
+    if (r[o + F.DEV] === 1) this.deviceEvent(pid, tid, ts, te, id, pIdx, level, r[o + F.LAUNCH]!, lineNo);
+    else this.place(tr, ts, te, id, lineNo);
+  }
+
+  /**
+   * A kernel on a GPU device track: top-level on its own tid, after the previous kernel there (a
+   * queue runs them one at a time, written in execution order); its launch_id names an event.
+   */
+  private deviceEvent(pid: number, tid: number, ts: number, te: number, id: number, pIdx: number, level: number, launch: number, lineNo: number): void {
+    if (level !== 1 || pIdx !== -1) this.problem('level', lineNo, () => `device-track event ${id} has level ${level} and p_idx ${pIdx}; a device track's kernels are top-level (level 1, p_idx -1)`);
+    const key = `${pid}/${tid}`;
+    const prev = this.devices.get(key);
+    if (prev && ts < prev.end) {
+      this.problem('overlap', lineNo, () => `device-track event ${id} [${ts}, ${te}] overlaps kernel ${prev.id} (line ${prev.line}) on pid ${pid} tid ${tid}: a device runs its kernels one after another`);
+    }
+    if (!prev || te >= prev.end) this.devices.set(key, { end: te, id, line: lineNo });
+    if (launch < 0) this.note('launch-missing', lineNo, 'device-track events without a launch_id');
+    else if (!this.idSeen(launch) && !this.launches.has(launch)) this.launches.set(launch, lineNo);
   }
 
   private seenId(id: number): boolean {
@@ -502,42 +625,22 @@ export class SemanticChecker {
           else this.problem('hash', line, `hash ${h} is not defined by any ${NS_NAMES[ns]} metadata line`);
         }
       }
-      const unfinishedPids: number[] = [];
-      let withEvents = 0;
-      for (const [pid, p] of this.procs) {
-        if (p.events === 0 && p.endLine === 0) continue; // metadata only
-        withEvents++;
-        if (p.endLine === 0) unfinishedPids.push(pid);
-      }
-      finished = withEvents > 0 && unfinishedPids.length === 0 && !extra.gzipError;
-      let open = 0;
-      for (const [pidx, pend] of this.pending) {
-        if (this.idSeen(pidx)) continue; // written earlier, beyond the recent-events window
-        if (unfinishedPids.length > 0 || extra.gzipError) open++;
-        // a parent is entered (takes its id) before its children: one that never came was still
-        // open when the process finalized (genuine upstream); one with a larger id cannot be
-        else if (pend.minChildId > pidx) this.note('open-parent', pend.line, 'p_idx names a parent that was still open at finalize (its event was never written)');
-        else this.problem('parent', pend.line, `p_idx ${pidx} names no event in the file`);
-      }
-      for (const [pid, p] of this.procs) {
-        if (!p.startSeen && p.firstNotStart > 0) this.note('no-start', p.firstNotStart, `no "start" event for pid ${pid} (layout before DFTracer 1.0)`);
-      }
-      if (unfinishedPids.length > 0 && !extra.gzipError) {
-        warnings.push(
-          `unfinished: no "end" event for pid ${unfinishedPids.join(', ')} (killed, or still running)` +
-            (open > 0 ? `; ${open} span${open > 1 ? 's were' : ' was'} still open` : ''),
-        );
+      this.closeRun(true, extra.gzipError !== undefined);
+      finished = this.anyEvents && this.unfinished.length === 0 && !extra.gzipError;
+      if (this.unfinished.length > 0) {
+        const open = this.unfinished.reduce((a, u) => a + u.open, 0);
+        const pids = this.runs > 1 ? this.unfinished.map((u) => `${u.pids.join(', ')} (run ${u.run} of ${this.runs})`).join(', ') : this.unfinished[0]!.pids.join(', ');
+        warnings.push(`unfinished: no "end" event for pid ${pids} (killed, or still running)` + (open > 0 ? `; ${open} span${open > 1 ? 's were' : ' was'} still open` : ''));
       }
     }
+    const nUnfinished = warnings.length;
     const lineOf = (n: Note) => (n.count > 1 ? `${n.count} times, first on line ${n.line}` : `line ${n.line}`);
     for (const n of this.notes.values()) warnings.push(`${n.text} (${lineOf(n)})`);
     if (extra.strict) {
       // warnings are errors: each at its first line (an unfinished trace at its last)
-      const lines = [...(warnings.length > this.notes.size ? [this.lines] : []), ...[...this.notes.values()].map((n) => n.line)];
+      const lines = [...warnings.slice(0, nUnfinished).map(() => this.lines), ...[...this.notes.values()].map((n) => n.line)];
       warnings.forEach((w, i) => this.problem('strict', lines[i]!, w));
     }
-    let nTracks = 0;
-    for (const m of this.tracks.values()) nTracks += m.size;
     return {
       file: this.file,
       lines: this.lines,
@@ -545,9 +648,10 @@ export class SemanticChecker {
       metadata: this.metadata,
       bytesIn: extra.bytesIn,
       bytesOut: extra.bytesOut,
-      pids: [...this.procs.values()].filter((p) => p.events > 0).length,
-      tracks: nTracks,
+      pids: this.pidsWithEvents.size,
+      tracks: this.trackKeys.size,
       finished,
+      runs: this.runs,
       problems: [...this.groups.values()],
       warnings,
     };

@@ -79,18 +79,19 @@ const cases = {
     closeSync(fd);
     return r;
   },
+  // The fs flood is where the size-guarded hand-written encoder pays off: measured with it.
   posix() {
-    return posixEvents(false);
+    return posixEvents(false, { gzipEncoder: 'auto' });
   },
   posixWarm() {
-    return posixEvents(true);
+    return posixEvents(true, { gzipEncoder: 'auto' });
   },
   posixLevel2() {
-    return posixEvents(true, { compressionLevel: 2 });
+    return posixEvents(true, { gzipEncoder: 'auto', compressionLevel: 2 });
   },
   clock() {
-    // The floor of any tracer that times a call: the two clock reads (DESIGN.md §7 measured 36 ns
-    // each where its targets were set).
+    // The floor of any tracer that times a call: the two clock reads (36 ns each on the machine
+    // where the targets were set).
     return burst((i) => (performance.now() + performance.now() > 0 ? work(i) : 0));
   },
   eagerPosix() {
@@ -111,7 +112,55 @@ const cases = {
   tracedPaired() {
     return tracedPaired();
   },
+  countersPaired() {
+    return countersPaired();
+  },
 };
+
+/**
+ * The cost of counters at the default interval on traced calls: sessions with counters on (the
+ * default DFTRACER_COUNTERS_INTERVAL_MS) and off alternate (ABBA), each a ROUND_MS stretch of traced
+ * calls (10 samples of the default interval); per round the on ÷ off ratio of ns per call and of
+ * process CPU per call. Median over rounds.
+ */
+function countersPaired() {
+  const ROUND_MS = 1000;
+  const ROUNDS = 8;
+  const session = (on) => {
+    init(on ? {} : { countersIntervalMs: 0 });
+    const f = dftFn('bench').log(work);
+    let sink = 0;
+    for (let i = 0; i < BURST; i++) sink ^= f(i); // warm
+    let calls = 0;
+    const cpu0 = cpuNs();
+    const t0 = process.hrtime.bigint();
+    const end = performance.now() + ROUND_MS;
+    while (performance.now() < end) {
+      for (let i = 0; i < 10_000; i++) sink ^= f(i);
+      calls += 10_000;
+    }
+    const ns = Number(process.hrtime.bigint() - t0) / calls;
+    const cpu = (cpuNs() - cpu0) / calls;
+    finalize();
+    return { ns, cpu, sink };
+  };
+  session(true);
+  session(false);
+  const wall = [];
+  const cpu = [];
+  let onNs = [];
+  let offNs = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r & 1 ? [false, true] : [true, false];
+    const res = {};
+    for (const on of order) res[on] = session(on);
+    wall.push(res.true.ns / res.false.ns);
+    cpu.push(res.true.cpu / res.false.cpu);
+    onNs.push(res.true.ns);
+    offNs.push(res.false.ns);
+  }
+  return { wallRatio: median(wall), cpuRatio: median(cpu), onNs: median(onNs), offNs: median(offNs), spread: Math.max(...wall) - Math.min(...wall) };
+}
 
 const POSIX_EVENTS = 1_000_000;
 
@@ -138,7 +187,7 @@ function posixEvents(warm, options = {}) {
 }
 
 /**
- * The research's eager reference (661 ns/event where DESIGN.md's targets were set): a hand-written
+ * The eager reference (661 ns/event on the machine where the targets were set): a hand-written
  * template per event into a 1 MiB string, gzip level 1 per chunk, writeSync — for the same POSIX
  * read lines the tracer writes in the posix case. `warm` as in posixEvents.
  */

@@ -9,7 +9,7 @@
 //    installed itself): less exposed to a busy machine. Median and best round.
 // 3. As 2 with the plugin on a tracer that records nothing: the plugin's own share.
 //
-// Target (DESIGN.md §5): traced ≤ +40 % over untraced.
+// Target: traced ≤ +40 % over untraced.
 import { spawnSync } from 'node:child_process';
 import fs, { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

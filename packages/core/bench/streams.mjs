@@ -25,7 +25,7 @@ const OWN_KEYS = new Set(['hhash', 'level', 'p_idx']);
  * again, its own way). Its own start and end events are left out.
  */
 export function loadTrace(file) {
-  const lines = gunzipSync(readFileSync(join(SAMPLES_DIR, file))).toString().split('\n');
+  const lines = gunzipSync(readFileSync(resolve(SAMPLES_DIR, file))).toString().split('\n');
   const paths = new Map();
   const events = [];
   let last = null;

@@ -26,8 +26,8 @@ export interface DFTracerConfig {
   /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
   readonly compression: boolean;
   /**
-   * DFTRACER_COMPRESSION_LEVEL, 1–9: 1 (the default) and 2–6 are the hand-written encoder (2–6
-   * copy from more earlier lines: fewer bytes where values recur, more CPU), 7–9 zlib at that level.
+   * DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level; with the hand-written encoder
+   * (`auto`, `custom`) 2–6 copy from more earlier lines and 7–9 are zlib at that level.
    */
   readonly compressionLevel: number;
   /** DFTRACER_GZIP_ENCODER: which gzip encoder writes the batches (see GzipEncoder). */
@@ -40,14 +40,19 @@ export interface DFTracerConfig {
   readonly logLevel: LogLevel;
   /** DFTRACER_DISABLE_TIDS: write tid 0 (lanes keep small distinct tids). */
   readonly disableTids: boolean;
+  /** DFTRACER_WRITER_THREAD: format, gzip and write on a writer thread (off: on the traced thread). */
+  readonly writerThread: boolean;
+  /** DFTRACER_COUNTERS_INTERVAL_MS: ms between counter samples (`"ph":"C"` records); 0: none. */
+  readonly countersIntervalMs: number;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
 
 /**
- * - `auto` (default): the hand-written encoder, with zlib taking the batches where it writes fewer
- *   bytes (measured on a sample of batches), so a trace is never larger than zlib's;
- * - `zlib`: zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
+ * - `zlib` (default): zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
+ * - `auto`: the hand-written encoder, with zlib taking the batches where it writes fewer bytes
+ *   (measured on a sample of batches), so a trace is never larger than zlib's: fewer bytes and
+ *   less CPU on uniform floods of I/O events, more CPU elsewhere;
  * - `custom`: the hand-written encoder on every batch it can take, never measured (for comparisons).
  */
 export type GzipEncoder = 'auto' | 'custom' | 'zlib';
@@ -97,6 +102,16 @@ export interface Tracer {
   /** Writes a complete event measured by the caller, as a child of the current context. */
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void;
   /**
+   * Fixes an event's id and place under the current context now, for an event whose fields arrive
+   * later (a GPU kernel's device time): write it with `exit(span, …)` whenever they do. The span
+   * never becomes the current context.
+   */
+  reserve(start?: number): Span;
+  /** A track of its own (a tid named by a `thread_name` record), such as a GPU queue; one tid per name. */
+  track(name: string): number;
+  /** Writes a complete event at the top of a track from `track()` (level 1, no parent). */
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void;
+  /**
    * Interns an event's name, category and arg keys (at most 4, distinct) once, for a call site that emits
    * many events of that shape with `emitShaped`: no args object per event, no key lookups.
    */
@@ -113,6 +128,8 @@ export interface Tracer {
   isTraced(path: string): boolean;
   /** The tracer's own diagnostics on stderr, filtered by DFTRACER_LOG_LEVEL. */
   log(level: LogLevel, message: string): void;
+  /** `log('WARN', message)` the first time `key` is said in this trace (any thread). */
+  warnOnce(key: string, message: string): void;
 }
 
 /** An event shape of one Tracer (`Tracer.shape`): meaningful only to the tracer that made it. */

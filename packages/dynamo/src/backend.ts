@@ -1,4 +1,5 @@
 import type { Args } from '@dftracer/core';
+import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
 import type { Graph } from './graph.js';
 
 /** Where in training a call runs; written into every event of the backend's calls. */
@@ -19,6 +20,11 @@ export interface BackendOptions extends DynamoContext {
   autograd?: boolean;
   /** Called with each newly captured graph, as torch.compile calls a custom backend. */
   onGraph?: (graph: Graph) => void;
+  /**
+   * Device time of kernels on asynchronous backends (a GPU): `'auto'` (default: GPU timestamps
+   * where the device has them), `'timestamp'`, `'sync'` or `'off'`. See `@dftracer/tfjs`.
+   */
+  deviceTime?: DeviceTimeMode;
 }
 
 function checkCount(v: unknown, what: string): void {
@@ -43,6 +49,7 @@ export class DynamoBackend {
   readonly name: string;
   readonly enable: boolean;
   readonly autograd: boolean;
+  readonly deviceTime: DeviceTimeMode;
   private readonly captured: Graph[] = [];
   private readonly onGraph: ((graph: Graph) => void) | undefined;
   private context: DynamoContext = {};
@@ -60,6 +67,7 @@ export class DynamoBackend {
     this.enable = enable;
     this.autograd = autograd;
     this.onGraph = onGraph;
+    this.deviceTime = checkDeviceTimeMode(options.deviceTime, 'createBackend');
     this.update(options, 'createBackend');
   }
 

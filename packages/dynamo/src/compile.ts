@@ -1,3 +1,4 @@
+import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
 import { createBackend, DynamoBackend, type BackendOptions } from './backend.js';
 import type { Graph } from './graph.js';
 import { isLayersModel, wrapLayers, type LayersModelLike } from './layers.js';
@@ -11,6 +12,8 @@ export type CustomBackend = (graph: Graph) => void;
 export interface CompileOptions {
   /** A backend from `createBackend`, its options, or a custom backend function. Default: the shared `dynamo` backend. */
   backend?: DynamoBackend | BackendOptions | CustomBackend;
+  /** Device time of this compiled function's kernels; default: the backend's `deviceTime`. */
+  deviceTime?: DeviceTimeMode;
 }
 
 /** `compile` in all its forms: on a function or model, as a method decorator, or with options first. */
@@ -49,8 +52,8 @@ function argNames(fn: AnyFunction): string[] {
   }
 }
 
-function compileFunction<T extends AnyFunction>(fn: T, backend: DynamoBackend, name: string): T {
-  const state: CompiledState = { name, backend, argNames: argNames(fn), guards: new Map() };
+function compileFunction<T extends AnyFunction>(fn: T, backend: DynamoBackend, name: string, deviceTime: DeviceTimeMode): T {
+  const state: CompiledState = { name, backend, deviceTime, argNames: argNames(fn), guards: new Map() };
   const rt = runtime();
   const compiled = function (this: unknown, ...args: unknown[]) {
     return rt.call(state, fn, this, args);
@@ -63,12 +66,12 @@ function compileFunction<T extends AnyFunction>(fn: T, backend: DynamoBackend, n
 const MODEL_METHODS = ['predict', 'apply', 'call'] as const;
 
 /** A model-like view of a LayersModel whose predict/apply/call are compiled calls; the rest is the model's own. */
-function compileModel<M extends LayersModelLike>(model: M, backend: DynamoBackend): M {
+function compileModel<M extends LayersModelLike>(model: M, backend: DynamoBackend, deviceTime: DeviceTimeMode): M {
   const rt = runtime();
   const traced: Record<string, AnyFunction> = {};
   for (const m of MODEL_METHODS) {
     const original = model[m] as AnyFunction;
-    const state: CompiledState = { name: `${model.name}.${m}`, backend, argNames: ['x', 'options'], guards: new Map() };
+    const state: CompiledState = { name: `${model.name}.${m}`, backend, deviceTime, argNames: ['x', 'options'], guards: new Map() };
     // Layers are wrapped only for calls that trace or capture, and unwrapped when the hooks go.
     const prepare = () => wrapLayers(model);
     traced[m] = function (this: unknown, ...args: unknown[]) {
@@ -85,10 +88,13 @@ function compileModel<M extends LayersModelLike>(model: M, backend: DynamoBacken
   });
 }
 
-function compileTarget<T>(target: T, backend: DynamoBackend, name?: string): T {
+function compileTarget<T>(target: T, backend: DynamoBackend, name?: string, deviceTime?: unknown): T {
   if (!backend.enable) return target;
-  if (isLayersModel(target)) return compileModel(target, backend) as T;
-  if (typeof target === 'function') return compileFunction(target as AnyFunction, backend, name ?? (target.name || 'fn')) as T;
+  const mode = deviceTime === undefined ? backend.deviceTime : checkDeviceTimeMode(deviceTime, 'compile');
+  // A mode the active backend cannot honour fails here, not inside the user's first call.
+  runtime().checkDeviceTime(mode, 'compile');
+  if (isLayersModel(target)) return compileModel(target, backend, mode) as T;
+  if (typeof target === 'function') return compileFunction(target as AnyFunction, backend, name ?? (target.name || 'fn'), mode) as T;
   throw new TypeError(`compile: expects a function or a tfjs LayersModel; got ${target === null ? 'null' : typeof target}`);
 }
 
@@ -101,11 +107,12 @@ export function makeCompile(defaultBackend: () => DynamoBackend): CompileFn {
     }
     if (typeof a === 'function' || isLayersModel(a)) {
       if (b !== undefined && (b === null || typeof b !== 'object')) throw new TypeError(`compile: the second argument must be options like { backend }; got ${String(b)}`);
-      return compileTarget(a, toBackend((b as CompileOptions | undefined)?.backend, defaultBackend));
+      return compileTarget(a, toBackend((b as CompileOptions | undefined)?.backend, defaultBackend), undefined, (b as CompileOptions | undefined)?.deviceTime);
     }
     if (a !== null && typeof a === 'object' && b === undefined) {
       const backend = toBackend((a as CompileOptions).backend, defaultBackend);
-      return (target: unknown, context?: unknown) => compileTarget(target, backend, isDecoratorContext(context) ? String(context.name) : undefined);
+      const deviceTime = (a as CompileOptions).deviceTime;
+      return (target: unknown, context?: unknown) => compileTarget(target, backend, isDecoratorContext(context) ? String(context.name) : undefined, deviceTime);
     }
     throw new TypeError(`compile: expects a function, a tfjs LayersModel or options like { backend }; got ${a === null ? 'null' : typeof a}`);
   }

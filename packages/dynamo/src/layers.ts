@@ -1,6 +1,5 @@
-import type { Args } from '@dftracer/core';
-import * as tf from '@tensorflow/tfjs-core';
-import { CAT, message, runtime, warnOnce } from './runtime.js';
+import { warnOnce, type Args } from '@dftracer/core';
+import { CAT, message, runtime } from './runtime.js';
 import { flattenTensors } from './tensors.js';
 
 /** The parts of a tfjs-layers Layer / LayersModel this package uses. */
@@ -30,7 +29,7 @@ function className(layer: LayerLike): string {
   }
 }
 
-const gradEnabled = () => ((tf.engine().state as { gradientDepth: number }).gradientDepth > 0 ? 1 : 0);
+const gradEnabled = () => runtime().gradEnabled();
 
 /**
  * Wraps each layer's `call` (recursing into nested models) so that, inside a compiled call, the

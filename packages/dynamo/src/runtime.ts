@@ -1,6 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core';
-import { addPlugin, getTracer, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { subscribeKernels, syncKernels, type KernelCall, type TensorInfoLike, type TfCoreLike } from '@dftracer/tfjs';
+import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -15,12 +14,15 @@ export interface Frame {
   capture: GraphCapture | null;
   /** The hub was subscribed for this call only (no tracer: capture alone). */
   readonly temporary: boolean;
+  /** Device timing of this call's kernels (null without a tracer). */
+  readonly timing: DeviceTiming | null;
 }
 
 /** What a compiled function remembers between calls: its guards and the graphs seen for each. */
 export interface CompiledState {
   readonly name: string;
   readonly backend: DynamoBackend;
+  readonly deviceTime: DeviceTimeMode;
   /** Placeholder names for the call's tensor arguments, by position. */
   readonly argNames: readonly string[];
   readonly guards: Map<string, { readonly fingerprints: Set<string>; dynamic: boolean }>;
@@ -32,19 +34,22 @@ interface EngineState {
   readonly registeredVariables?: Readonly<Record<string, TensorInfoLike | undefined>>;
 }
 
-const tfCore = tf as unknown as TfCoreLike;
-const engine = () => tf.engine() as unknown as { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
-
-function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  const t = getTracer();
-  if (t !== null) t.log('WARN', message);
-  else process.stderr.write(`dftracer: WARN: ${message}\n`);
-}
-const warned = new Set<string>();
+type Engine = { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
 
 const message = (e: unknown) => (e as Error)?.message ?? String(e);
+
+/**
+ * The tfjs module compiled calls run on (@dftracer/tfjs's resolveTf: the namespace handed over,
+ * else the installed tfjs-core), or null, said once, when there is none: the call then runs untraced.
+ */
+function tfjs(): TfCoreLike | null {
+  try {
+    return resolveTf(undefined, 'dynamo') as unknown as TfCoreLike;
+  } catch (e) {
+    warnOnce('dynamo:tfjs', `${message(e)}; compiled functions run untraced`);
+    return null;
+  }
+}
 
 /**
  * The process's dynamo hooks: one kernel-hub subscription (kept while a tracer runs, torn down
@@ -62,16 +67,30 @@ class Runtime {
   /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
   private tape: unknown = null;
   private tapeBackend: DynamoBackend | null = null;
+  private tapeTiming: DeviceTiming | null = null;
+  /** Device timing per requested mode, for the hooked tracer's lifetime (or until the tfjs backend changes). */
+  private readonly timings = new Map<DeviceTimeMode, DeviceTiming>();
   private unpatchReads: (() => void) | null = null;
   private readonly layerRestorers: (() => void)[] = [];
   private wrappedModels = new WeakSet<object>();
+  /** The tfjs module of the latest compiled call (set before anything reads the engine). */
+  private tf: TfCoreLike | null = null;
+
+  private engine(): Engine {
+    return this.tf!.engine() as unknown as Engine;
+  }
+
+  /** 1 while a gradient tape records (tf.grad's forward pass), else 0. */
+  gradEnabled(): 0 | 1 {
+    return this.tf !== null && this.engine().state.gradientDepth > 0 ? 1 : 0;
+  }
 
   // ---------------------------------------------------------------- hooks
 
   private hook(): void {
     if (this.unsubscribe !== null) return;
-    this.unsubscribe = subscribeKernels(tfCore, this.onKernel);
-    this.lastBackend = engine().backendName;
+    this.unsubscribe = subscribeKernels(this.tf!, this.onKernel);
+    this.lastBackend = this.engine().backendName;
     this.patchReads();
   }
 
@@ -82,6 +101,8 @@ class Runtime {
     this.unpatchReads = null;
     this.tape = null;
     this.tapeBackend = null;
+    this.tapeTiming = null;
+    this.releaseTimings();
     for (const restore of this.layerRestorers.splice(0)) restore();
     this.wrappedModels = new WeakSet();
   }
@@ -94,7 +115,7 @@ class Runtime {
 
   /** A data read inside a compiled call ends the current graph (Dynamo's graph break). */
   private patchReads(): void {
-    const eng = engine();
+    const eng = this.engine();
     const restores: (() => void)[] = [];
     for (const m of ['readSync', 'read'] as const) {
       const own = Object.prototype.hasOwnProperty.call(eng, m);
@@ -149,13 +170,49 @@ class Runtime {
     return s;
   }
 
+  private releaseTimings(): void {
+    for (const t of this.timings.values()) t.release();
+    this.timings.clear();
+  }
+
+  /** A compiled call with timestamps runs, or the backward pass of its tape. */
+  private readonly timestampWanted = (): boolean => {
+    const f = this.top;
+    if (f !== null) return f.timing !== null && f.timing.decision.mode === 'timestamp';
+    const tt = this.tapeTiming;
+    return tt !== null && tt.decision.mode === 'timestamp' && this.tape !== null && this.tf !== null && this.engine().state.activeTape === this.tape;
+  };
+
+  /** Throws where the active tfjs backend cannot honour `mode` (compile time). */
+  checkDeviceTime(mode: DeviceTimeMode, where: string): void {
+    if (mode !== 'timestamp' && mode !== 'sync') return;
+    const tf = tfjs();
+    if (tf !== null) decideDeviceTime(mode, backendFacts(tf as unknown as TfForDeviceTime), where);
+  }
+
+  private timingFor(mode: DeviceTimeMode): DeviceTiming {
+    let t = this.timings.get(mode);
+    if (t === undefined) {
+      const facts = this.tf as unknown as TfForDeviceTime;
+      try {
+        t = startDeviceTiming(facts, mode, 'dynamo', this.timestampWanted);
+      } catch (e) {
+        // The tfjs backend changed since compile(): trace dispatch times rather than fail the call.
+        warnOnce(`device-time.${mode}`, `dynamo: ${message(e)}; kernels are traced without device time`);
+        t = startDeviceTiming(facts, 'off', 'dynamo');
+      }
+      this.timings.set(mode, t);
+    }
+    return t;
+  }
+
   /** The innermost compiled call that needs layer spans or capture, or null. */
   current(): Frame | null {
     const f = this.top;
     return f !== null && (f.tracer !== null || f.capture !== null) ? f : null;
   }
 
-  private begin(backend: DynamoBackend, capture: GraphCapture | null): Frame {
+  private begin(backend: DynamoBackend, deviceTime: DeviceTimeMode, capture: GraphCapture | null): Frame {
     const t = getTracer();
     let temporary = false;
     if (t !== null) {
@@ -169,16 +226,19 @@ class Runtime {
       this.hook();
       temporary = true;
     }
-    const eng = engine();
+    const eng = this.engine();
     if (this.unsubscribe !== null && eng.backendName !== this.lastBackend) {
       this.lastBackend = eng.backendName;
-      syncKernels(tfCore);
+      syncKernels(this.tf!);
+      this.releaseTimings();
     }
+    const timing = t !== null ? this.timingFor(deviceTime) : null;
     if (backend.autograd && eng.state.gradientDepth > 0 && t !== null) {
       this.tape = eng.state.activeTape ?? null;
       this.tapeBackend = backend;
+      this.tapeTiming = timing;
     }
-    const f: Frame = { backend, tracer: t, capture, temporary };
+    const f: Frame = { backend, tracer: t, capture, temporary, timing };
     this.frames.push(f);
     this.top = f;
     return f;
@@ -196,8 +256,10 @@ class Runtime {
     const f = this.top;
     let backend: DynamoBackend;
     let tracer: Tracer | null;
+    let timing: DeviceTiming | null;
     if (f !== null) {
       backend = f.backend;
+      timing = f.timing;
       if (c.backward && !backend.autograd) return;
       tracer = f.tracer;
       if (f.capture !== null) {
@@ -210,8 +272,9 @@ class Runtime {
       }
     } else {
       // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
-      if (this.tape === null || !c.backward || engine().state.activeTape !== this.tape) return;
+      if (this.tape === null || !c.backward || this.engine().state.activeTape !== this.tape) return;
       backend = this.tapeBackend!;
+      timing = this.tapeTiming;
       tracer = getTracer();
     }
     if (tracer === null) return;
@@ -219,12 +282,23 @@ class Runtime {
     const dur = Math.floor(c.end) - ts;
     const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
     const ctx = backend.contextArgs;
+    if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
+      // Written once the GPU's timestamps are read back, with device_us and a device-track event.
+      const span = tracer.reserve(ts);
+      const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs) };
+      if (ctx !== null) Object.assign(args, ctx);
+      timing.defer(tracer, span, `function.${c.kernelName}`, CAT, args, ts + dur, c.deviceTicket);
+      return;
+    }
     if (ctx === null) tracer.emitShaped(this.shapeFor(tracer, c.kernelName), ts, dur, grad, 'call_function', typesText(c.inputs), typesText(c.outputs));
     else tracer.emit(`function.${c.kernelName}`, CAT, ts, dur, { grad_enabled: grad, op: 'call_function', inputs: typesText(c.inputs), outputs: typesText(c.outputs), ...ctx });
   };
 
   /** Runs one compiled call: its span, its kernels' events, and a graph capture when the guard is new. */
   call(state: CompiledState, fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[], prepare?: () => void): unknown {
+    const tf = tfjs();
+    if (tf === null) return fn.apply(self, args);
+    this.tf = tf;
     const backend = state.backend;
     let sig = '';
     let capture: GraphCapture | null = null;
@@ -235,7 +309,7 @@ class Runtime {
     } catch (e) {
       warnOnce('capture', `dynamo: graph capture stopped (${message(e)}); tracing goes on`);
     }
-    const f = this.begin(backend, capture);
+    const f = this.begin(backend, state.deviceTime, capture);
     const t = f.tracer;
     if (prepare !== undefined && (t !== null || f.capture !== null)) {
       try {
@@ -244,7 +318,7 @@ class Runtime {
         warnOnce('layers', `dynamo: layers are not traced (${message(e)}); kernels are`);
       }
     }
-    const gradEnabled = engine().state.gradientDepth > 0 ? 1 : 0;
+    const gradEnabled = this.gradEnabled();
     const span = t?.enter();
     let result: unknown;
     let ok = false;
@@ -277,7 +351,7 @@ class Runtime {
   /** dataId → name of every registered variable (model weights included), as get_attr targets. */
   private params(): Map<object, string> {
     const m = new Map<object, string>();
-    const vars = engine().state.registeredVariables ?? {};
+    const vars = this.engine().state.registeredVariables ?? {};
     for (const name in vars) {
       const v = vars[name];
       if (v != null) m.set(v.dataId, name);
@@ -315,4 +389,4 @@ export function runtime(): Runtime {
   return (g[RUNTIME_KEY] ??= new Runtime());
 }
 
-export { warnOnce, message };
+export { message };

@@ -1,28 +1,9 @@
-import type { TensorInfoLike } from '@dftracer/tfjs';
+import type { TensorInfoLike, TensorMeta } from '@dftracer/tfjs';
+
+export { numel, tensorBytes } from '@dftracer/tfjs';
+export type { TensorMeta };
 
 /** A tensor's type as the graph and the events show it: `float32[1,32,32,3]`. */
-export interface TensorMeta {
-  readonly shape: readonly number[];
-  readonly dtype: string;
-}
-
-const DTYPE_BYTES: Readonly<Record<string, number>> = { float32: 4, int32: 4, bool: 1, complex64: 8, float16: 2, int64: 8, string: 0 };
-
-/** Bytes per element of a tfjs dtype (strings have no fixed size: 0). */
-export function dtypeBytes(dtype: string): number {
-  return DTYPE_BYTES[dtype] ?? 4;
-}
-
-export function numel(shape: readonly number[]): number {
-  let n = 1;
-  for (let i = 0; i < shape.length; i++) n *= shape[i]!;
-  return n;
-}
-
-export function tensorBytes(t: TensorMeta): number {
-  return numel(t.shape) * dtypeBytes(t.dtype);
-}
-
 export function typeText(t: TensorMeta): string {
   return `${t.dtype}[${t.shape.join(',')}]`;
 }

@@ -1,4 +1,4 @@
-import { getTracer } from '@dftracer/core';
+import { warnOnce } from '@dftracer/core';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,6 @@ export function tensorboardTraceHandler(dirName: string, workerName?: string, us
     throw new TypeError(`tensorboardTraceHandler: workerName must be a file name without slashes; got ${String(workerName)}`);
   }
   const worker = workerName ?? `${hostname()}_${process.pid}`;
-  let warned = false;
   return function tensorboardHandler(result: ProfilerResult): void {
     try {
       mkdirSync(dirName, { recursive: true });
@@ -82,12 +81,7 @@ export function tensorboardTraceHandler(dirName: string, workerName?: string, us
       writeChromeTrace(result, file(ms));
     } catch (err) {
       // Runs inside the program's step(): a full disk or a bad folder must not stop its training.
-      if (warned) return;
-      warned = true;
-      const message = `@dftracer/profiler tensorboardTraceHandler: ${err instanceof Error ? err.message : String(err)}; cycles are not written (reported once)`;
-      const tracer = getTracer();
-      if (tracer !== null) tracer.log('WARN', message);
-      else process.stderr.write(`dftracer: WARN: ${message}\n`);
+      warnOnce(`profiler:tensorboard:${worker}:${dirName}`, `@dftracer/profiler tensorboardTraceHandler: ${err instanceof Error ? err.message : String(err)}; cycles are not written (reported once)`);
     }
   };
 }

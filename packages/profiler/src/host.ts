@@ -1,5 +1,5 @@
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
-import { nowUs, perfMsToUs } from './clock.js';
+import { nowUs, perfMsToUs } from '@dftracer/core';
 
 /** A garbage-collection pause, on the tracer's clock. */
 export interface GcPause {

@@ -1,3 +1,4 @@
+import { tensorBytes } from '@dftracer/tfjs';
 import type { DeviceType } from './activity.js';
 import { callSites, captureStack } from './call-site.js';
 import type { ProfilerEvent } from './events.js';
@@ -29,16 +30,7 @@ export interface LogFlags {
   readonly withStack: boolean;
 }
 
-const BYTES_PER_ELEMENT: Record<string, number> = { float32: 4, int32: 4, bool: 1, complex64: 8 };
-
-function bytesOf(t: TensorInfoView): number {
-  const per = BYTES_PER_ELEMENT[t.dtype] ?? 0;
-  if (per === 0) return 0;
-  let n = 1;
-  const s = t.shape;
-  for (let i = 0; i < s.length; i++) n *= s[i]!;
-  return n * per;
-}
+const bytesOf = tensorBytes;
 
 const EMPTY: readonly never[] = Object.freeze([]);
 

@@ -1,7 +1,6 @@
-import { getTracer } from '@dftracer/core';
+import { getTracer, nowUs, warnOnce } from '@dftracer/core';
 import { subscribeKernels, type KernelCall, type TfCoreLike } from '@dftracer/tfjs';
 import { activitySet, DeviceType, type ProfilerActivity } from './activity.js';
-import { nowUs } from './clock.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';
 import { HostMonitor } from './host.js';
 import type { KeyAverages, KeyAveragesOptions } from './key-averages.js';
@@ -26,7 +25,7 @@ export interface ProfileOptions {
   readonly profileMemory?: boolean;
   /** Keep the JS call sites that launched each kernel (costly: see the README). */
   readonly withStack?: boolean;
-  /** The tfjs module to profile; default `@tensorflow/tfjs-core` resolved from this package. */
+  /** The tfjs module to profile; default the one handed to @dftracer/tfjs (`loadTf`, `useTfNamespace`), else the installed `@tensorflow/tfjs-core`. */
   readonly tf?: unknown;
 }
 
@@ -73,7 +72,6 @@ export class Profiler {
   private last: CycleResult | null = null;
   private readonly pending: Promise<void>[] = [];
   private handlerError: unknown = undefined;
-  private warned = false;
   // Interned per profiler: the log stores small ints.
   private readonly nameIds = new Map<string, number>();
   private readonly names: string[] = [];
@@ -288,10 +286,7 @@ export class Profiler {
       }
       r.log.record(call, id, b, device, this.stepNum, this.profileMemory ? this.engine!.state : null);
     } catch (err) {
-      if (!this.warned) {
-        this.warned = true;
-        getTracer()?.log('WARN', `@dftracer/profiler: a kernel could not be recorded (${err instanceof Error ? err.message : String(err)}); later failures are silent`);
-      }
+      warnOnce('profiler:kernel', `@dftracer/profiler: a kernel could not be recorded (${err instanceof Error ? err.message : String(err)}); later failures are silent`);
     }
   };
 }

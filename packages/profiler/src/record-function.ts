@@ -1,4 +1,4 @@
-import { nowUs } from './clock.js';
+import { nowUs } from '@dftracer/core';
 
 /** A recording cycle that takes user annotations. */
 export interface AnnotationSink {

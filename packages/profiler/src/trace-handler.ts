@@ -1,4 +1,4 @@
-import { addPlugin, getTracer, type Span, type Tracer } from '@dftracer/core';
+import { addPlugin, getTracer, warnOnce, type Span, type Tracer } from '@dftracer/core';
 import { DeviceType } from './activity.js';
 import type { ProfilerEvent } from './events.js';
 import { CYCLE_CAT, CYCLE_NAME, RESERVES_LANE, takeLane } from './lanes.js';
@@ -9,7 +9,6 @@ import { selfFigures } from './self-time.js';
 export const PP_CAT = 'PP';
 const STEP_CAT = 'profiler';
 
-let warned = false;
 const announced = new WeakSet<Tracer>();
 
 /** Lists `PP` among the trace's plugins (the `end` event's `plugins` arg): the file says what wrote into it. */
@@ -90,10 +89,7 @@ export const traceHandler = Object.assign(
       const s = span;
       written = tracer.within(s, () => writeCycle(tracer, result));
     } catch (err) {
-      if (!warned) {
-        warned = true;
-        tracer.log('WARN', `@dftracer/profiler traceHandler: ${err instanceof Error ? err.message : String(err)}; this cycle's PP events are incomplete`);
-      }
+      warnOnce('profiler:traceHandler', `@dftracer/profiler traceHandler: ${err instanceof Error ? err.message : String(err)}; this cycle's PP events are incomplete`);
     } finally {
       if (span !== null) tracer.exit(span, CYCLE_NAME, CYCLE_CAT, { cycle: result.cycle, steps: result.steps().length, events: written }, result.end);
     }

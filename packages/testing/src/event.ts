@@ -13,7 +13,8 @@ export interface TraceEvent {
   ts: number;
   /** Duration, µs (complete events only). */
   dur: number;
-  ph: 'X' | 'M';
+  /** X complete event, M metadata, C counter sample (ts, numeric args, no dur). */
+  ph: 'X' | 'M' | 'C';
   // `any`: tests read args of many shapes (level, p_idx, fhash, JSON-encoded values) without casts.
   args: Record<string, any>;
 }
@@ -28,6 +29,8 @@ export interface Trace {
   complete: TraceEvent[];
   /** Metadata records (ph M). */
   meta: TraceEvent[];
+  /** Counter samples (ph C), in file order. */
+  counters: TraceEvent[];
   /** Complete events of the traced program: the tracer's own (cat `dftracer`: start, end) left out. */
   program: TraceEvent[];
   /** Complete events by id. */

@@ -3,8 +3,9 @@
  * trace back (plain or multi-member gzip, finished or cut short) and query its events.
  */
 export type { Trace, TraceEvent } from './event.js';
-export { fromEvents, isGzip, parseTrace, readTrace, traceFiles } from './read.js';
+export { fromEvents, isGzip, parseTrace, readAppendedTrace, readTrace, traceFiles } from './read.js';
 export { countGzipMembers, walkGzipMembers, type MemberWalk } from './gzip.js';
 export { readCrashedTrace, type CrashedTrace } from './crashed.js';
 export { traceProblems } from './problems.js';
 export { after, ancestry, childrenOf, countBy, descendantsOf, multiset, overlaps, tempDir, within, type Slice } from './queries.js';
+export { fakeTimestamps, type FakeTimestamps } from './fake-timestamps.js';

@@ -23,6 +23,13 @@ export function traceProblems(t: Trace): string[] {
     if (byId.has(e.id) || metaIds.has(e.id)) problems.push(`duplicate id ${e.id} (metadata ${e.name})`);
     metaIds.add(e.id);
   }
+  for (const c of t.counters ?? []) {
+    if (Object.keys(c).join(',') !== 'id,name,cat,pid,tid,ts,ph,args') problems.push(`counter field order ${Object.keys(c).join(',')}`);
+    if (byId.has(c.id) || metaIds.has(c.id)) problems.push(`duplicate id ${c.id} (counter ${c.name})`);
+    metaIds.add(c.id);
+    if (!Number.isInteger(c.ts)) problems.push(`bad ts on counter ${c.name} ${c.id}`);
+    for (const [k, v] of Object.entries(c.args ?? {})) if (k !== 'hhash' && typeof v !== 'number') problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
+  }
   if (t.lines.length > 1 && t.lines[t.lines.length - 1] !== ']' && t.events[t.events.length - 1]?.name === 'end') problems.push('no closing "]" after end');
   const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args.value));
   for (const e of t.complete) {

@@ -33,6 +33,27 @@ export function parseTrace(file: string, text: string): Trace {
   return fromEvents(lines, events);
 }
 
+/**
+ * Reads a file that may hold several traces one after another (a tracer that appended a run to an
+ * existing file, or traces joined with `cat`): `[` and `]` lines anywhere, a `]` followed on its
+ * line by the next run's first record, indented lines. Every record, in file order, as one Trace.
+ */
+export function readAppendedTrace(file: string): Trace {
+  const raw = readFileSync(file);
+  const lines = (isGzip(raw) ? gunzipSync(raw) : raw).toString('utf8').split('\n');
+  const events: TraceEvent[] = [];
+  lines.forEach((line, i) => {
+    const l = line.trim().replace(/^\]\s*(?=\{)/, '');
+    if (l === '' || l === '[' || l === ']') return;
+    try {
+      events.push(JSON.parse(l) as TraceEvent);
+    } catch (e) {
+      throw new Error(`${file}:${i + 1}: ${(e as Error).message}: ${l.slice(0, 200)}`);
+    }
+  });
+  return fromEvents(lines, events);
+}
+
 /** A Trace over already parsed records. */
 export function fromEvents(lines: string[], events: TraceEvent[]): Trace {
   const complete = events.filter((e) => e.ph === 'X');
@@ -41,6 +62,7 @@ export function fromEvents(lines: string[], events: TraceEvent[]): Trace {
     events,
     complete,
     meta: events.filter((e) => e.ph === 'M'),
+    counters: events.filter((e) => e.ph === 'C'),
     program: complete.filter((e) => e.cat !== 'dftracer'),
     byId: new Map(complete.map((e) => [e.id, e])),
   };

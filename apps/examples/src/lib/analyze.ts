@@ -53,6 +53,13 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
     console.log(`\n${s.phases.steps.length} steps, median ${ms(s.phases.median_step.wall_us)}; the slowest:`);
     for (const x of s.phases.slowest_steps.slice(0, 3)) console.log(`  ${x.label.padEnd(18)} ${ms(x.wall_us).padStart(10)}  ${x.reason}`);
   }
+  // The counter tracks beside the events (memory, CPU, event loop, GC, tfjs tensors).
+  for (const p of s.counters) {
+    if (p.rss || p.heap_used) console.log(`\nmemory   rss peak ${p.rss ? kib(p.rss.peak) : '–'}, heap peak ${p.heap_used ? kib(p.heap_used.peak) : '–'}${p.tfjs ? `, tfjs peak ${p.tfjs.peak_tensors.toLocaleString('en')} tensors (${kib(p.tfjs.peak_bytes)})` : ''}`);
+    if (p.cpu_pct || p.gc) console.log(`  CPU ${p.cpu_pct ? `mean ${p.cpu_pct.mean.toFixed(0)} %` : '–'}, GC ${p.gc ? `${ms(p.gc.pause_us)} (${(p.gc.share * 100).toFixed(1)} % of wall)` : '–'}`);
+    if (p.tfjs) console.log(`  tensor leak: ${p.tfjs.verdict}`);
+  }
+
 
   console.log(`\ntime by category      busy       self   (sum of spans)`);
   for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer'))

@@ -1,20 +1,13 @@
 /**
- * The TensorFlow.js backend of the examples. The ones built on @dftracer/ai use its `loadTf()` and
- * `readyForTraining()` below; the dynamo and profiler examples use `pickBackend()`, the same order
- * (CUDA, native, WebAssembly, plain JavaScript) set by hand, as a program that does not use
- * `loadTf` would, with @dftracer/ai's `registerWasmConvGrad` so conv nets train on wasm.
+ * The TensorFlow.js backend of the examples, obtained as a program would: `loadTf()` (from
+ * @dftracer/tfjs; @dftracer/ai re-exports it with the compute hooks) takes the best present —
+ * CUDA, native, WebAssembly (given the kernels it lacks to train conv nets), plain JavaScript —
+ * and hands the namespace to the integrations. DFTRACER_EXAMPLES_BACKEND=wasm (or cpu,
+ * tfjs-node, tfjs-node-gpu) forces one.
  */
-import * as tf from '@tensorflow/tfjs';
-import { registerWasmConvGrad, type LoadedTf } from '@dftracer/ai';
+import { loadTf, type CandidateName, type LoadedTf } from '@dftracer/tfjs';
 
-export interface BackendChoice {
-  /** tfjs backend name: tensorflow, wasm or cpu. */
-  name: string;
-  /** What it runs on, for people. */
-  description: string;
-}
-
-/** What each choice runs on, for people. */
+/** What each device runs on, for people. */
 const DESCRIBE = {
   'tfjs-node-gpu': 'CUDA through @tensorflow/tfjs-node-gpu',
   'tfjs-node': 'native libtensorflow through @tensorflow/tfjs-node',
@@ -22,39 +15,17 @@ const DESCRIBE = {
   cpu: 'plain JavaScript (@tensorflow/tfjs cpu backend)',
 } as const;
 
-async function tryImport(pkg: string): Promise<boolean> {
-  try {
-    await import(pkg);
-    return true;
-  } catch {
-    return false;
-  }
+/** `prefer` for loadTf from DFTRACER_EXAMPLES_BACKEND, or undefined for loadTf's own order. */
+export function preferred(value = process.env.DFTRACER_EXAMPLES_BACKEND): CandidateName[] | undefined {
+  return value === undefined || value === '' ? undefined : [value as CandidateName];
 }
 
-/** Loads and selects the best backend present; `prefer` (or DFTRACER_EXAMPLES_BACKEND) forces one. */
-export async function pickBackend(prefer = process.env.DFTRACER_EXAMPLES_BACKEND): Promise<BackendChoice> {
-  const candidates: [string, () => Promise<boolean>, string][] = [
-    ['tensorflow', () => tryImport('@tensorflow/tfjs-node-gpu'), DESCRIBE['tfjs-node-gpu']],
-    ['tensorflow', () => tryImport('@tensorflow/tfjs-node'), DESCRIBE['tfjs-node']],
-    ['wasm', () => tryImport('@tensorflow/tfjs-backend-wasm'), DESCRIBE.wasm],
-    ['cpu', async () => true, DESCRIBE.cpu],
-  ];
-  for (const [name, load, description] of candidates) {
-    if (prefer && prefer !== name) continue;
-    if (!(await load())) continue;
-    if (name === 'wasm') registerWasmConvGrad(tf);
-    if (await tf.setBackend(name).catch(() => false)) {
-      await tf.ready();
-      return { name, description };
-    }
-  }
-  throw new Error(`no usable tfjs backend${prefer ? ` named ${prefer}` : ''}`);
+/** Loads the best backend present, or the one DFTRACER_EXAMPLES_BACKEND names. */
+export function loadBackend(): Promise<LoadedTf> {
+  return loadTf({ prefer: preferred() });
 }
 
-/**
- * After `loadTf()` from @dftracer/ai (which already gave wasm the kernels it lacks to train conv
- * nets): says in a line what was chosen, what was passed over and which kernels were added.
- */
+/** After `loadTf()`: in a line, what was chosen, what was passed over and which kernels were added. */
 export function readyForTraining(loaded: LoadedTf): string {
   const what = loaded.device === 'cuda' ? DESCRIBE['tfjs-node-gpu'] : loaded.backend === 'tensorflow' ? DESCRIBE['tfjs-node'] : loaded.backend === 'wasm' ? DESCRIBE.wasm : DESCRIBE.cpu;
   const skipped = loaded.skipped.map((s) => `${s.package.replace('@tensorflow/', '')}: ${s.reason}`).join('; ');

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { inheritedEnv } from '../config/resolve.js';
 import type { DFTracerConfig } from '../types.js';
 
 /**
@@ -29,28 +29,9 @@ function saved(): Saved {
   return (g[SAVED_KEY] ??= { before: new Map(), ours: new Map() });
 }
 
-const bool = (b: boolean): string => (b ? '1' : '0');
-
-/** The DFTRACER_* variables that reproduce `config` in a child. */
+/** The DFTRACER_* variables that reproduce `config` in a child (each setting says how it is inherited). */
 export function childEnv(config: DFTracerConfig): Record<string, string> {
-  const env: Record<string, string> = {
-    DFTRACER_ENABLE: '1',
-    // Absolute, so a child started in another directory writes next to its parent's file.
-    DFTRACER_LOG_FILE: resolve(config.logFile),
-    DFTRACER_INC_METADATA: bool(config.incMetadata),
-    DFTRACER_DISABLE_IO: bool(config.disableIo),
-    DFTRACER_TRACE_COMPRESSION: bool(config.compression),
-    DFTRACER_COMPRESSION_LEVEL: String(config.compressionLevel),
-    DFTRACER_GZIP_ENCODER: config.gzipEncoder,
-    DFTRACER_WRITE_BUFFER_SIZE: String(config.writeBufferSize),
-    DFTRACER_BIND_SIGNALS: bool(config.bindSignals),
-    DFTRACER_LOG_LEVEL: config.logLevel,
-    DFTRACER_DISABLE_TIDS: bool(config.disableTids),
-  };
-  // A prefix holding ':' cannot be written in the ':'-separated list: the child then keeps whatever it inherited.
-  if (config.traceAll) env.DFTRACER_DATA_DIR = 'all';
-  else if (!config.dataDirs.some((d) => d.includes(':'))) env.DFTRACER_DATA_DIR = config.dataDirs.join(':');
-  return env;
+  return inheritedEnv(config);
 }
 
 function set(name: string, value: string): void {

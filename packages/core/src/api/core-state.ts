@@ -1,3 +1,4 @@
+import { readVariable } from '../config/resolve.js';
 import type { ThreadTracer } from '../recording/tracer.js';
 import type { DFTracerConfig, Teardown } from '../types.js';
 
@@ -41,6 +42,9 @@ export function tracingWanted(): boolean {
   const s = coreState();
   if (s.tracer !== null && s.tracer.active) return true;
   if (s.config !== null) return s.config.enable;
-  const v = process.env.DFTRACER_ENABLE?.trim().toLowerCase();
-  return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
+  try {
+    return readVariable('enable', process.env) !== false;
+  } catch {
+    return true; // a bad value is reported by initializeLog; until then, not explicitly off
+  }
 }

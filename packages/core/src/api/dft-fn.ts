@@ -2,6 +2,7 @@ import { Instrument, type Region, type StepInfo, type UpdateOptions } from './in
 import { methodNamer } from './instrument-call.js';
 import type { ParamSlot } from './params.js';
 import type { ArgValue } from '../types.js';
+import { isDescriptor } from '../plugin/descriptor.js';
 
 export type { Region, StepInfo, UpdateOptions };
 
@@ -147,10 +148,6 @@ export class DftFn {
   logMetadata(key: string, value: unknown): void {
     this.instrument.metadata(key, value);
   }
-}
-
-function isDescriptor(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && ('value' in v || 'get' in v || 'set' in v) && ('configurable' in v || 'writable' in v || 'enumerable' in v);
 }
 
 /** The name of the function that called `dftFn(...)`, like pydftracer's default name. */

@@ -3,6 +3,7 @@ import { paramSlots, type ParamSlot } from './params.js';
 import type { Instrument } from './instrument.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 import type { ArgValue, Tracer } from '../types.js';
+import { isDescriptor } from '../plugin/descriptor.js';
 
 /** An event name: fixed, or made on first call from the receiver (`Class.method`). */
 export type EventName = string | ((self: unknown) => string);
@@ -39,6 +40,16 @@ function copyIdentity<T extends Function>(wrapper: T, fn: Function): T {
   return wrapper;
 }
 
+/** A name made from the receiver; one that throws or is no string gives `fallback` (the call goes on). */
+function nameFrom(nameOf: (self: unknown) => string, self: unknown, fallback: string): string {
+  try {
+    const n = nameOf(self);
+    return typeof n === 'string' && n !== '' ? n : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 /** Writes the span's event when the promise settles; the caller still gets the same outcome. */
 export function settleSpan(t: ThreadTracer, span: SpanState, kind: number, args: Record<string, ArgValue> | undefined, p: unknown): unknown {
   if (span.depth > 0) t.toAsync(span);
@@ -71,7 +82,7 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
         }
       : (t: ThreadTracer, self: unknown): number => {
           if (kindOf !== t) {
-            kind = t.interner.kind(nameOf(self), owner.cat);
+            kind = t.interner.kind(nameFrom(nameOf, self, fn.name || owner.name), owner.cat);
             kindOf = t;
           }
           return kind;
@@ -193,10 +204,6 @@ export function construct<C extends abstract new (...args: any[]) => unknown>(ow
       }
     },
   });
-}
-
-function isDescriptor(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && ('value' in v || 'get' in v || 'set' in v) && ('configurable' in v || 'writable' in v || 'enumerable' in v);
 }
 
 function isClass(fn: unknown): boolean {

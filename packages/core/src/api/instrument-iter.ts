@@ -18,6 +18,19 @@ interface IterPlan {
   readonly counter: string;
 }
 
+/** The args of a wait whose `next()` threw: the item it was for, and the error as text. */
+function failedArgs(d: Instrument, plan: IterPlan, i: number, e: unknown): ReturnType<Instrument['argsFor']> {
+  return d.argsFor(undefined, undefined, { [plan.counter]: i + 1, error: errorText(e) });
+}
+
+function errorText(e: unknown): string {
+  try {
+    return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  } catch {
+    return 'an error that cannot be printed';
+  }
+}
+
 /** `Instrument.iter`: a generator over the iterable that times each wait and each body. */
 export function traceIterable<T>(d: Instrument, iterable: Iterable<T> | AsyncIterable<T>, options: InstrumentIterOptions): Generator<T, void, undefined> | AsyncGenerator<T, void, undefined> {
   const name = options.name ?? d.name;
@@ -48,7 +61,8 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
       try {
         r = it.next();
       } catch (e) {
-        if (wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait!, d.cat), d.argsFor(undefined, undefined, { [plan.counter]: i + 1 }));
+        if (wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait!, d.cat), failedArgs(d, plan, i, e));
+        done = true; // as for-of: a source whose next() threw is not asked to return
         throw e;
       }
       if (r.done) {
@@ -87,7 +101,18 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
       const wait = t?.enter({ async: true });
-      const r = await it.next();
+      let r: IteratorResult<T>;
+      try {
+        r = await it.next();
+      } catch (e) {
+        // The wait is written (the error noted) and its lane returned; the error is the caller's.
+        if (wait !== undefined) {
+          if (plan.wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait, d.cat), failedArgs(d, plan, i, e));
+          else t!.discard(wait);
+        }
+        done = true; // as for await: a source whose next() rejected is not asked to return
+        throw e;
+      }
       if (r.done) {
         done = true;
         if (wait !== undefined) t?.discard(wait); // the end of iteration is no item: nothing to write

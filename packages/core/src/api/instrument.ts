@@ -2,6 +2,7 @@ import { activeTracer, tracingWanted } from './core-state.js';
 import { construct, decorate, wrapCall, type CallHooks, type EventName } from './instrument-call.js';
 import { traceIterable, type InstrumentIterOptions } from './instrument-iter.js';
 import { nowUs } from '../recording/clock.js';
+import { safeJson } from '../format/safe-json.js';
 import { settleSpan } from './instrument-call.js';
 import type { ParamSlot } from './params.js';
 import type { SpanState, ThreadTracer } from '../recording/tracer.js';
@@ -76,6 +77,8 @@ const STEP_KEYS: readonly (readonly [keyof StepInfo, string])[] = [
   ['imageIdx', 'image_idx'],
   ['imageSize', 'image_size'],
 ];
+/** Variants kept per instrument (a decorator's variant is made once; more means per-call args). */
+export const MAX_VARIANTS = 1024;
 const NOOP_REGION: Region = Object.freeze({ stop() {}, [Symbol.dispose]() {} });
 
 /**
@@ -204,7 +207,9 @@ export class Instrument {
     let v = this.variants.get(key);
     if (v === undefined) {
       v = new Instrument(this.cat, this.name, options, this);
-      this.variants.set(key, v);
+      // Past the bound (distinct args per call), a variant is made afresh from its ancestors' current
+      // state each time and not kept: memory stays bounded whatever the args.
+      if (this.variants.size < MAX_VARIANTS) this.variants.set(key, v);
     }
     return v;
   }
@@ -235,7 +240,7 @@ export class Instrument {
     }
     // Spread, not Object.assign: an own `__proto__` key (JSON.parse makes them) is an arg like any
     // other, where assignment would call the prototype setter and drop it.
-    if (extra !== undefined) out = { ...out, ...extra };
+    if (extra !== undefined) out = mergeArgs(out, extra);
     return Object.keys(out).length > 0 ? out : undefined;
   }
 
@@ -283,7 +288,7 @@ export class Instrument {
     const span = t.enterRegion();
     const kind = t.interner.kind(this.name, this.cat);
     const startArgs = this.argsFor(undefined, undefined, options.args);
-    return this.keep((stopArgs) => t.exitKind(span, kind, stopArgs === undefined ? startArgs : { ...startArgs, ...stopArgs }));
+    return this.keep((stopArgs) => t.exitKind(span, kind, stopArgs === undefined ? startArgs : mergeArgs(startArgs ?? {}, stopArgs)));
   }
 
   /** A region whose stop runs `close` once and which `stop()` finds until then. */
@@ -408,10 +413,22 @@ function hasKeys(o: object): boolean {
   return false;
 }
 
+/**
+ * Variants with the same key write the same events: the key is the args as the trace writes them
+ * (safeJson never throws; a bigint, a cycle or a throwing getter each have a fixed text).
+ */
 function variantKey(o: VariantOptions): string {
+  return safeJson([o.enable ?? null, o.epoch ?? null, o.step ?? null, o.imageIdx ?? null, o.imageSize ?? null, o.args ?? null]);
+}
+
+/**
+ * `{ ...a, ...b }` that never throws: args whose getters throw become one `args_error` note, as
+ * the recorder writes them (the user's call goes on untouched).
+ */
+export function mergeArgs(a: Record<string, ArgValue>, b: Record<string, ArgValue>): Record<string, ArgValue> {
   try {
-    return JSON.stringify([o.enable, o.epoch, o.step, o.imageIdx, o.imageSize, o.args]);
+    return { ...a, ...b };
   } catch {
-    return String(Math.random()); // unserializable args: a variant of its own
+    return { ...a, args_error: 'the args could not be read' };
   }
 }

@@ -6,7 +6,8 @@ import { installHooks } from './process-hooks.js';
 import { execName, traceFilePath, writeHeader } from './trace-header.js';
 import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from '../recording/clock.js';
-import { ConfigError, resolveConfig, type ConfigOptions } from './config.js';
+import { ConfigError, resolveConfig } from '../config/resolve.js';
+import type { ConfigOptions } from '../config/settings.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
 import { guardCloses } from '../fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from '../writer/trace-fd-guard.js';
@@ -96,7 +97,7 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     // Options passed in code are the caller's bug and throw; a bad variable must not break the program.
-    if (/^option /.test(e.message)) throw e;
+    if (e.origin === 'option') throw e;
     writeDiagnostic(`dftracer: ${e.message}; tracing is off\n`);
     return DISABLED_LOGGER;
   }
@@ -147,6 +148,11 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
     tracer.startWriter();
     // child_process and cluster children inherit the resolved settings and write their own files.
     exportToChildren(config);
+  }
+  // Counters (counters/): the program's thread samples its own figures; a worker's heap and loop are its own, not the program's.
+  if (isMainThread) {
+    tracer.startCounters();
+    state.teardowns.push(() => tracer.stopCounters());
   }
   return loggerFor(tracer);
 }

@@ -1,5 +1,5 @@
 /**
- * The pieces of a complete-event line (DFTracer E2, DESIGN.md §2), in field order:
+ * The pieces of a complete-event line (DFTracer's E2 layout), in field order:
  *
  *   {"id":7 ,"name":"read","cat":"POSIX","pid":123,"tid": 123 ,"ts": 1760934170173819 ,"dur": 22
  *   ,"ph":"X","args":{"hhash":"f9ff883caaf21863","level": 1 ,"p_idx": -1 ,"fhash": "…" … }}\n

@@ -1,5 +1,6 @@
 import type { ArgValue, Args, EventShape, Span, Tracer } from '../types.js';
 import { toAbsolutePath } from './paths.js';
+import { countIo, ioDirection } from '../counters/io-counts.js';
 
 /** Every event of this plugin has this category (DFTracer's name for libc I/O). */
 export const CAT = 'POSIX';
@@ -51,6 +52,8 @@ export class FsState {
   gapStart = 0;
   gapEnd = -1;
   private warned = false;
+  /** Per event shape of this plugin: 1 read, 2 write, 0 other (the `io` counter's counts). */
+  private readonly shapeDir: number[] = [];
   private readonly exitAt: ExitAt;
   /**
    * Whether `tracer.exit` takes an explicit end time as a fifth parameter. Without it an async
@@ -151,6 +154,7 @@ export class FsState {
   emit(name: string, t0: number, t1: number, args: Args): void {
     try {
       this.tracer.emit(name, CAT, t0, t1 - t0, args);
+      countIo(ioDirection(name), bytesOf(args));
     } catch (e) {
       this.fail(e);
     }
@@ -158,7 +162,9 @@ export class FsState {
 
   /** An event shape of this plugin's category (hot sync wrappers; see Tracer.shape). */
   shape(name: string, keys: readonly string[]): EventShape {
-    return this.tracer.shape(name, CAT, keys);
+    const shape = this.tracer.shape(name, CAT, keys);
+    this.shapeDir[shape] = ioDirection(name);
+    return shape;
   }
 
   /**
@@ -174,6 +180,7 @@ export class FsState {
       const pos = call[1]!;
       if (pos < 0) this.tracer.emitShaped(atCurrent, t0, clock[1]! - t0, fhash, call[0]!, ret);
       else this.tracer.emitShaped(atOffset, t0, clock[1]! - t0, fhash, call[0]!, pos, ret);
+      countIo(this.shapeDir[atCurrent] ?? 0, ret);
     } catch (e) {
       this.fail(e);
     }
@@ -194,6 +201,7 @@ export class FsState {
     try {
       if (end === undefined) this.tracer.exit(span, name, CAT, args);
       else this.exitAt.call(this.tracer, span, name, CAT, args, end);
+      countIo(ioDirection(name), bytesOf(args));
     } catch (e) {
       this.fail(e);
     }
@@ -212,6 +220,7 @@ export class FsState {
         const span = this.tracer.enter(ASYNC);
         this.tracer.exit(span, name, CAT, args);
       }
+      countIo(ioDirection(name), bytesOf(args));
     } catch (e) {
       this.fail(e);
     }
@@ -227,4 +236,10 @@ export class FsState {
       // nothing left to report through
     }
   }
+}
+
+/** Bytes a transfer moved: its `ret` (-1 when it failed). */
+function bytesOf(args: Args): number {
+  const r = args.ret;
+  return typeof r === 'number' ? r : 0;
 }

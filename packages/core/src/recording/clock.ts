@@ -19,3 +19,11 @@ export function nowUs(): number {
 export function stampUs(into: Float64Array, at: number): void {
   into[at] = Math.floor((ORIGIN_MS + performance.now()) * 1000);
 }
+
+/**
+ * A `performance.now()` / perf_hooks entry time (ms since timeOrigin) as integer µs on the same
+ * clock as nowUs(): for times taken by perf_hooks (GC entries) or around a hot call.
+ */
+export function perfMsToUs(ms: number): number {
+  return Math.floor((ORIGIN_MS + ms) * 1000);
+}

@@ -42,7 +42,7 @@ async function scan(file: string): Promise<{ lines: number; events: number; meta
       lines++;
       const line = s.slice(start, nl);
       if (line.startsWith('{"id":')) {
-        if (line.includes(',"ph":"M"')) meta++;
+        if (line.includes(',"ph":"M"') || line.includes(',"ph":"C"')) meta++; // metadata and counter samples
         else events++;
         last = line;
       }

@@ -72,3 +72,41 @@ describe('Tracer.shape / emitShaped', () => {
     expect(() => tracer.emitShaped(-1 as EventShape, 0, 0)).toThrow(RangeError);
   });
 });
+
+describe('Tracer.reserve / track / emitOn', () => {
+  it('writes a reserved event later with the id and parent it had when reserved, not as the context', () => {
+    const outer = dftFn('unit', 'reserveOuter');
+    let held: ReturnType<Tracer['reserve']> | undefined;
+    outer.log(() => {
+      held = tracer.reserve();
+      tracer.emit('afterReserve', 'unit', tracer.now(), 1); // still a child of the outer span
+    })();
+    tracer.exit(held!, 'reserved', 'unit', { device_us: 42 }, held!.start + 5);
+    checks.push((t) => {
+      const [o] = named(t, 'reserveOuter');
+      const [r] = named(t, 'reserved');
+      const [a] = named(t, 'afterReserve');
+      expect(r!.id).toBe(held!.id);
+      expect(r!.args).toMatchObject({ p_idx: o!.id, level: 2, device_us: 42 });
+      expect(r!.dur).toBe(5);
+      expect(r!.tid).toBe(o!.tid);
+      expect(a!.args!.p_idx).toBe(o!.id);
+    });
+  });
+
+  it('gives one named tid per track name and writes top-level events there', () => {
+    const gpu = tracer.track('webgpu:0');
+    expect(tracer.track('webgpu:0')).toBe(gpu);
+    const other = tracer.track('webgpu:1');
+    expect(other).not.toBe(gpu);
+    dftFn('unit', 'launcher').log(() => tracer.emitOn(gpu, 'onTrack', 'unit', tracer.now(), 3, { device_us: 3 }))();
+    expect(() => tracer.track('')).toThrow(/track: name must be a non-empty string/);
+    checks.push((t) => {
+      const [e] = named(t, 'onTrack');
+      expect(e!.tid).toBe(gpu);
+      expect(e!.args).toMatchObject({ level: 1, p_idx: -1, device_us: 3 });
+      const names = t.meta.filter((m) => m.name === 'thread_name' && m.tid === gpu);
+      expect(names.map((m) => m.args?.name)).toEqual(['webgpu:0']);
+    });
+  });
+});

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
-import { underPrefix } from '../api/config.js';
+import { underPrefix } from '../config/data-dirs.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
 import { EventBuffer, MAX_SHAPE_KEYS } from './event-buffer.js';
 import { Interner } from './interner.js';
@@ -12,11 +12,13 @@ import { type FormatContext } from '../format/format-events.js';
 import { BatchEncoder } from '../gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from '../format/line-format.js';
-import { COUNT_SLOT, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
+import { COUNT_SLOT, ID_BLOCK, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
 import { cleanTime, isCleanTime } from './times.js';
 import { SyncStack } from './sync-stack.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
+import { counterLine, type CounterValues } from '../counters/counter-line.js';
+import { ThreadCounters } from '../counters/thread-counters.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
@@ -40,8 +42,6 @@ export interface ThreadIdentity {
 }
 
 const LOG_ORDER: Record<LogLevel, number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
-/** Ids are handed out to threads in blocks so threads of one file never share an id. */
-const ID_BLOCK = 4096;
 /** Ids used of a thread's first block (see nextId). */
 const FIRST_IDS = 64;
 /**
@@ -54,6 +54,10 @@ const FIRST_BATCH = 256;
 const SHAPE_SLOTS = 2 + MAX_SHAPE_KEYS;
 /** Bytes of formatted output an event takes on average; sizes the buffer from WRITE_BUFFER_SIZE. */
 const BYTES_PER_EVENT = 192;
+/** Named tracks (Tracer.track) take tids from here up within a thread's block of 10000. */
+const TRACK_BASE = 9000;
+/** The counters' next sample time while none run: never. */
+const NO_COUNTERS = new Float64Array([Infinity]);
 
 /**
  * The tracer of one thread. All threads of a process write into the same TraceFile; each has its
@@ -108,6 +112,10 @@ export class ThreadTracer implements Tracer {
   private readonly freeLanes: number[] = [];
   private nextLane = 1;
   private readonly namedTids = new Set<number>();
+  private readonly tracks = new Map<string, number>();
+  /** Counter sampling of this thread (counters/), and its next sample time (µs) that events compare with. */
+  private counters: ThreadCounters | null = null;
+  private counterDue: Float64Array = NO_COUNTERS;
 
   constructor(
     readonly config: DFTracerConfig,
@@ -319,6 +327,35 @@ export class ThreadTracer implements Tracer {
     this.emitKind(this.interner.kind(name, cat), ts, dur, args);
   }
 
+  reserve(start?: number): SpanState {
+    let s = start ?? nowUs();
+    if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
+    this.resolveParent();
+    // depth 0: not on the sync stack, so exit() writes it without touching the current context.
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true };
+  }
+
+  track(name: string): number {
+    if (typeof name !== 'string' || name === '') throw new TypeError(`track: name must be a non-empty string; got ${safeJson(name)}`);
+    let tid = this.tracks.get(name);
+    if (tid === undefined) {
+      // Above the lanes' range (tid*10000 + lane), below the next thread's.
+      const n = TRACK_BASE + this.tracks.size;
+      tid = this.config.disableTids ? n : this.identity.tid * 10000 + n;
+      this.tracks.set(name, tid);
+      this.nameTid(tid, name);
+    }
+    return tid;
+  }
+
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    if (!(isCleanTime(ts) && isCleanTime(dur))) {
+      ts = isCleanTime(ts) ? ts : this.badTime('emitOn', 'ts', ts, nowUs());
+      dur = isCleanTime(dur) ? dur : this.badTime('emitOn', 'dur', dur, 0);
+    }
+    this.record(this.interner.kind(name, cat), this.nextId(), track, ts, dur, 1, -1, args);
+  }
+
   emitKind(kind: number, ts: number, dur: number, args?: Args): void {
     this.resolveParent();
     this.record(kind, this.nextId(), this.pTid, ts, dur, this.pLevel + 1, this.pId, args);
@@ -359,8 +396,11 @@ export class ThreadTracer implements Tracer {
     const s = this.shapes;
     const b = this.buf;
     b.times(ts, dur);
+    const i = b.count;
     b.pushValues(s[at]!, id, this.pTid, this.pLevel + 1, this.pId, s, at + 2, s[at + 1]!, v0, v1, v2, v3, this.interner);
+    const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
+    if (end >= this.counterDue[0]!) this.counters!.poll();
   }
 
   hashFile(path: string): string {
@@ -427,8 +467,11 @@ export class ThreadTracer implements Tracer {
       return;
     }
     const b = this.buf;
+    const i = b.count;
     b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
+    const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
+    if (end >= this.counterDue[0]!) this.counters!.poll();
   }
 
   /**
@@ -440,6 +483,35 @@ export class ThreadTracer implements Tracer {
     this.pendingMeta += metadataLine(name, this.nextId(), this.identity.pid, tid, this.hostHash, argName, value, this.fmt.onTruncated);
     this.pendingMetaCount++;
     if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
+  }
+
+  /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
+  counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
+    if (!this.active) return;
+    const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values);
+    if (line === null) return;
+    this.pendingMeta += line;
+    this.pendingMetaCount++;
+    if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
+  }
+
+  /** Starts sampling counters on this thread (config.countersIntervalMs > 0); stopCounters ends it. */
+  startCounters(): void {
+    if (this.counters !== null || this.config.countersIntervalMs <= 0) return;
+    this.counters = new ThreadCounters(this, this.config.countersIntervalMs);
+    this.counterDue = this.counters.due;
+  }
+
+  stopCounters(): void {
+    const c = this.counters;
+    if (c === null) return;
+    this.counterDue = NO_COUNTERS;
+    this.counters = null;
+    c.stop();
+  }
+
+  get writerSamplesProcess(): boolean {
+    return this.writer !== null && this.config.countersIntervalMs > 0;
   }
 
   private nameTid(tid: number, name: string): void {
@@ -466,9 +538,11 @@ export class ThreadTracer implements Tracer {
 
   /** Moves formatting, gzip and writing of this thread's events to a writer thread. */
   startWriter(): void {
-    if (this.writer !== null) return;
+    if (this.writer !== null || !this.config.writerThread) return;
     try {
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel]);
+      const every = this.config.countersIntervalMs;
+      const counters = every > 0 ? { intervalMs: every, pid: this.identity.pid, tid: this.identity.tid, hhash: this.hostHash } : null;
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { nowUs } from '../recording/clock.js';
 import { dftHash } from '../recording/hash.js';
+import { resolveConfig } from '../config/resolve.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** One recorded complete event. `lane` is 0 for sync events, the async lane otherwise. */
@@ -46,21 +47,8 @@ export class RecordingTracer implements Tracer {
     dataDirs: readonly string[] | 'all',
     readonly traceFile = '/nonexistent/trace.pfw',
   ) {
-    this.config = {
-      enable: true,
-      logFile: traceFile,
-      dataDirs: dataDirs === 'all' ? [] : dataDirs.map((d) => resolve(d)),
-      traceAll: dataDirs === 'all',
-      incMetadata: true,
-      disableIo: false,
-      compression: false,
-      compressionLevel: 1,
-      gzipEncoder: 'auto',
-      writeBufferSize: 1 << 20,
-      bindSignals: false,
-      logLevel: 'WARN',
-      disableTids: false,
-    };
+    // Every other setting at its default, whatever settings are added.
+    this.config = resolveConfig({ enable: true, logFile: traceFile, dataDir: dataDirs, compression: false, countersIntervalMs: 0 }, {});
   }
 
   private tick(): void {
@@ -123,6 +111,30 @@ export class RecordingTracer implements Tracer {
     this.events.push({ id: this.nextId++, name, cat, ts, dur, level: p.level + 1, parentId: p.id, lane: 0, args: { ...(args ?? {}) } });
   }
 
+  reserve(start?: number): Span {
+    this.tick();
+    const p = this.parent();
+    const span: RecSpan = { id: this.nextId++, level: p.level + 1, parentId: p.id, start: start ?? nowUs(), async: false, lane: 0, open: true };
+    return span;
+  }
+
+  /** Named tracks: lane numbers from 9000 up, one per name. */
+  private readonly trackLanes = new Map<string, number>();
+
+  track(name: string): number {
+    let lane = this.trackLanes.get(name);
+    if (lane === undefined) {
+      lane = 9000 + this.trackLanes.size;
+      this.trackLanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  emitOn(track: number, name: string, cat: string, ts: number, dur: number, args?: Args): void {
+    this.tick();
+    this.events.push({ id: this.nextId++, name, cat, ts, dur, level: 1, parentId: -1, lane: track, args: { ...(args ?? {}) } });
+  }
+
   private readonly shapes: { name: string; cat: string; keys: readonly string[] }[] = [];
 
   shape(name: string, cat: string, keys: readonly string[]): EventShape {
@@ -161,6 +173,13 @@ export class RecordingTracer implements Tracer {
 
   log(level: LogLevel, message: string): void {
     this.logs.push({ level, message });
+  }
+
+  private readonly warned = new Set<string>();
+  warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log('WARN', message);
   }
 
   // ---------------------------------------------------------------- test helpers

@@ -34,6 +34,8 @@ const SEALED = 2;
 const FAILED = 2;
 const SEQ = 3;
 export const ID_SLOT = 2;
+/** Ids are handed out to threads in blocks (ID_SLOT counts them) so threads of one file never share an id. */
+export const ID_BLOCK = 4096;
 export const COUNT_SLOT = 3;
 const REPORTED = 0;
 const FD_CLOSED = 1;

@@ -8,6 +8,7 @@ import { writeDiagnostic } from './diagnostics.js';
 import type { FormatContext } from '../format/format-events.js';
 import { BatchEncoder } from '../gzip/index.js';
 import { TraceFile } from './trace-file.js';
+import { WriterCounters } from '../counters/writer-counters.js';
 import { detachEarly, markDone, type WriterBatch, type WriterInit, type WriterMessage } from './writer-thread.js';
 
 /** What the writer holds for one session: its file, its progress slots, the interned fragments. */
@@ -19,6 +20,7 @@ class Session {
   private readonly keyFrag: string[] = [];
   private readonly strFrag: string[] = [];
   private readonly encoder: BatchEncoder;
+  private readonly counters: WriterCounters | null;
 
   constructor(private readonly init: WriterInit) {
     this.file = TraceFile.join(init.shared);
@@ -32,6 +34,7 @@ class Session {
       onTruncated: (n) => this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
     };
     this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m));
+    this.counters = init.counters === null ? null : new WriterCounters(init.counters, this.file);
   }
 
   /** A warning once per process, as ThreadTracer.warnOnce gives it (written to fd 2 directly: the main thread may be blocked or exiting). */
@@ -57,6 +60,7 @@ class Session {
   }
 
   close(): void {
+    this.counters?.stop();
     this.init.recycle.close();
   }
 }

@@ -5,9 +5,10 @@ import { columnBuffers, pickColumns, type ColumnArrays } from '../recording/colu
 import type { EventBuffer } from '../recording/event-buffer.js';
 import type { Interner } from '../recording/interner.js';
 import type { SharedFile } from './trace-file.js';
+import type { WriterCounterInit } from '../counters/writer-counters.js';
 
 /**
- * Formatting and gzip cost far more than recording an event (DESIGN.md §7), so the main thread
+ * Formatting and gzip cost far more than recording an event (the core's bench), so the main thread
  * hands full buffers to a writer thread: typed arrays are transferred, not copied. The writer
  * formats, compresses and appends them in order; the main thread only waits when too much is in
  * flight (memory stays bounded) and at finalize, until everything handed over is written.
@@ -29,6 +30,8 @@ export interface WriterInit {
   readonly argsHead: string;
   /** Whether DFTRACER_LOG_LEVEL lets warnings through. */
   readonly warn: boolean;
+  /** The process-wide counters the writer samples on its own timer; null: counters are off. */
+  readonly counters: WriterCounterInit | null;
 }
 
 export interface WriterBatch {
@@ -138,12 +141,11 @@ export class WriterThread {
   }
 
   /** Opens a session on the writer thread, or returns null when the writer entry is unavailable (run from source). */
-  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean): WriterThread | null {
-    if (process.env.DFTRACER_WRITER_THREAD === '0') return null;
+  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean, counters: WriterCounterInit | null = null): WriterThread | null {
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
-    return new WriterThread(processThread(entry), { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn });
+    return new WriterThread(processThread(entry), { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn, counters });
   }
 
   /** Why the writer can no longer take this session's batches, or null while it can. */

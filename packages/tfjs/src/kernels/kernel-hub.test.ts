@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { performance } from 'node:perf_hooks';
+import { nowUs } from '@dftracer/core';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kernelHubStatus, subscribeKernels, syncKernels, type KernelCall } from './kernel-hub.js';
 
@@ -27,8 +27,6 @@ const copy = (c: KernelCall): Seen => ({
   kernelDepth: c.kernelDepth,
   backward: c.backward,
 });
-
-const nowUs = () => (performance.timeOrigin + performance.now()) * 1000;
 
 /** Kernel names as tfjs's own profiler saw them, without customGrad scopes (not kernels). */
 async function profiledKernels(f: () => tf.Tensor): Promise<string[]> {

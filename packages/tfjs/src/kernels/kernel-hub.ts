@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { getTracer } from '@dftracer/core';
+import { perfMsToUs, warnOnce } from '@dftracer/core';
+import { trackTfjsMemory, type TfMemoryLike } from '../counters/tfjs-memory.js';
 import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, TensorInfoLike, TfCoreLike } from './types.js';
 
 /**
@@ -12,7 +13,7 @@ export interface KernelCall {
   readonly inputs: Readonly<Record<string, TensorInfoLike>>;
   readonly attrs: Readonly<Record<string, unknown>> | undefined;
   readonly outputs: readonly TensorInfoLike[];
-  /** µs since the epoch on the core's clock (Tracer.now()), fractional. */
+  /** Integer µs since the epoch on the core's clock (Tracer.now(), nowUs()). */
   readonly start: number;
   readonly end: number;
   /**
@@ -24,6 +25,8 @@ export interface KernelCall {
   readonly kernelDepth: number;
   /** The kernel runs in the backward pass of tf.grad / variableGrads / optimizer.minimize. */
   readonly backward: boolean;
+  /** The kernel's ticket with the device timer while device time is on (`deviceTimer()`), else -1. */
+  readonly deviceTicket: number;
 }
 
 export type KernelListener = (call: KernelCall) => void;
@@ -39,6 +42,7 @@ interface MutableCall {
   gradDepth: number;
   kernelDepth: number;
   backward: boolean;
+  deviceTicket: number;
   /** The outputs array for a kernel that returned one TensorInfo. */
   readonly one: TensorInfoLike[];
 }
@@ -48,15 +52,8 @@ interface Installed {
   readonly wrapped: KernelConfigLike;
 }
 
-// The performance.now() origin, read once: the getter is slow.
-const ORIGIN_MS = performance.timeOrigin;
 const NO_INPUTS: Readonly<Record<string, TensorInfoLike>> = Object.freeze({});
 const NO_OUTPUTS: readonly TensorInfoLike[] = Object.freeze([]);
-
-/** µs since the epoch, fractional, from a performance.now() reading (same base as nowUs()). */
-function toUs(ms: number): number {
-  return (ORIGIN_MS + ms) * 1000;
-}
 
 function inBackwardScope(state: EngineStateLike): boolean {
   // The engine runs backprop under tidy('backward') with the tape still set and depth back at 0.
@@ -70,20 +67,25 @@ function inBackwardScope(state: EngineStateLike): boolean {
  * One per process (shared by the ESM and CJS copies of core through a global symbol, as tfjs
  * shares its registry): every (backend, kernel) is wrapped at most once whoever subscribes.
  */
-class KernelHub {
+export class KernelHub {
   listeners: readonly KernelListener[] = [];
+  /** Set while a device timer runs: gives each kernel the GPU programs it recorded. */
+  deviceClaim: (() => number) | null = null;
   tf: TfCoreLike | null = null;
   engine: EngineLike | null = null;
+  /** Stops the tfjs memory counter started with the first subscription. */
+  untrackMemory: (() => void) | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
-  private readonly warned = new WeakSet<KernelListener>();
+  // Each listener's warnings under a key of its own (listeners are functions, keys are strings).
+  private readonly listenerKeys = new WeakMap<KernelListener, string>();
   // One record per kernel depth: a kernel running inside another must not overwrite its record.
   private readonly records: MutableCall[] = [];
 
   private record(depth: number): MutableCall {
     let r = this.records[depth];
     if (r === undefined) {
-      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, one: [] };
+      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
       this.records[depth] = r;
     }
     return r;
@@ -107,11 +109,12 @@ class KernelHub {
         r.one[0] = out as TensorInfoLike;
         r.outputs = r.one;
       }
-      r.start = toUs(t0);
-      r.end = toUs(t1);
+      r.start = perfMsToUs(t0);
+      r.end = perfMsToUs(t1);
       r.gradDepth = st.gradientDepth;
       r.kernelDepth = depth;
       r.backward = inBackwardScope(st);
+      r.deviceTicket = this.deviceClaim === null ? -1 : this.deviceClaim();
     } catch (e) {
       this.warnOnce(dispatchKey, e);
       return;
@@ -131,13 +134,13 @@ class KernelHub {
   }
 
   private warnOnce(listener: KernelListener, e: unknown): void {
-    if (this.warned.has(listener)) return;
-    this.warned.add(listener);
+    let key = this.listenerKeys.get(listener);
+    if (key === undefined) {
+      key = `kernel-hub:${listener === dispatchKey ? 'engine' : `listener-${++listenerCount}`}`;
+      this.listenerKeys.set(listener, key);
+    }
     const what = listener === dispatchKey ? 'the kernel hub could not read the tfjs engine state' : `a kernel listener (${listener.name || 'anonymous'}) threw`;
-    const message = `${what}: ${(e as Error)?.message ?? String(e)}; the program goes on, this is reported once`;
-    const t = getTracer();
-    if (t !== null) t.log('WARN', message);
-    else process.stderr.write(`dftracer: WARN: ${message}\n`);
+    warnOnce(key, `${what}: ${(e as Error)?.message ?? String(e)}; the program goes on, this is reported once`);
   }
 
   /** Wraps every registered kernel not wrapped yet; returns how many were wrapped now. */
@@ -177,10 +180,14 @@ class KernelHub {
       }
     }
     this.installed.clear();
+    this.untrackMemory?.();
+    this.untrackMemory = null;
     this.tf = null;
     this.engine = null;
   }
 }
+
+let listenerCount = 0;
 
 /** Stands for the hub itself in the once-only warnings. */
 const dispatchKey: KernelListener = () => {};
@@ -202,7 +209,8 @@ function wrapKernel(hub: KernelHub, cfg: KernelConfigLike): KernelConfigLike['ke
 
 const HUB_KEY = Symbol.for('dftracer.core.kernelHub');
 
-function kernelHub(): KernelHub {
+/** The process's kernel hub (one per process, shared by every copy of this package). */
+export function kernelHub(): KernelHub {
   const g = globalThis as { [HUB_KEY]?: KernelHub };
   return (g[HUB_KEY] ??= new KernelHub());
 }
@@ -227,6 +235,8 @@ export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): 
   if (hub.tf === null) {
     hub.tf = tfCore;
     hub.engine = tfCore.engine();
+    // A tfjs backend is in use: its tensor counts go beside the events as a counter track.
+    hub.untrackMemory = trackTfjsMemory(tfCore as unknown as TfMemoryLike);
   }
   hub.listeners = [...hub.listeners, listener];
   hub.sync(hub.tf);

@@ -1,0 +1,150 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTrace, tempDir, traceFiles, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
+import { ConfigError, resolveConfig } from '../config/resolve.js';
+import { childEnv } from '../api/children.js';
+import { runModule } from '../test-util/node-process.test-util.js';
+import { counterLine } from './counter-line.js';
+
+/** Runs `source` (CORE: the built package) in a fresh node; returns its one trace, checked. */
+function traced(source: string, env: Record<string, string> = {}): { trace: Trace; stdout: string } {
+  const dir = tempDir();
+  const r = runModule(dir, source, { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(dir, 'trace'), ...env });
+  expect(r.status, r.stderr).toBe(0);
+  const files = traceFiles(dir);
+  expect(files).toHaveLength(1);
+  const trace = readTrace(files[0]!);
+  expect(traceProblems(trace)).toEqual([]);
+  return { trace, stdout: r.stdout };
+}
+
+const named = (t: Trace, name: string, cat = 'sys'): TraceEvent[] => t.counters.filter((c) => c.name === name && c.cat === cat);
+const withArg = (cs: TraceEvent[], arg: string): TraceEvent[] => cs.filter((c) => arg in c.args);
+/** The largest gap between consecutive timestamps within [from, to], the bounds included. */
+function largestGap(ts: number[], from: number, to: number): number {
+  const inside = [from, ...ts.filter((t) => t >= from && t <= to).sort((a, b) => a - b), to];
+  let gap = 0;
+  for (let i = 1; i < inside.length; i++) gap = Math.max(gap, inside[i]! - inside[i - 1]!);
+  return gap;
+}
+
+// A loop that holds the thread for 2 s without yielding; prints its bounds on the tracer's clock.
+const BUSY = `
+import { initializeLog, finalize, getTime, dftFn } from CORE;
+initializeLog();
+const step = dftFn('busy').log(function step(x) { return x + Math.sqrt(x + 1); });
+const t0 = getTime();
+let x = 0;
+while (getTime() - t0 < 2_000_000) x = process.env.CALLS === '1' ? step(x) : x + Math.sqrt(x + 1);
+console.log(JSON.stringify({ t0, t1: getTime() }));
+finalize();
+`;
+
+describe('counters', () => {
+  it('a loop that never yields for 2 s still gets process-wide sys samples across those 2 s (writer thread)', () => {
+    const { trace, stdout } = traced(BUSY, { DFTRACER_TRACE_COMPRESSION: '1' });
+    const { t0, t1 } = JSON.parse(stdout) as { t0: number; t1: number };
+    const rss = withArg(named(trace, 'memory'), 'rss').map((c) => c.ts);
+    const cpu = named(trace, 'cpu');
+    expect(rss.filter((t) => t >= t0 && t <= t1).length).toBeGreaterThanOrEqual(10);
+    // every 100 ms by default; a loaded machine may delay a tick, never by a second
+    expect(largestGap(rss, t0, t1)).toBeLessThan(600_000);
+    // the program's thread is busy: CPU is measured while the loop runs (a shared machine gives it less than a core)
+    const during = cpu.filter((c) => c.ts > t0 + 200_000 && c.ts <= t1);
+    expect(during.length).toBeGreaterThan(5);
+    expect(Math.max(...during.map((c) => c.args.user_pct + c.args.system_pct))).toBeGreaterThan(10);
+    for (const c of trace.counters) {
+      expect(c.pid).toBe(trace.complete[0]!.pid);
+      expect(c.args.hhash).toMatch(/^[0-9a-f]{16}$/);
+    }
+    // the loop held the event loop: the last sample says so
+    const loop = named(trace, 'event_loop');
+    expect(loop.at(-1)!.args.delay_max_us).toBeGreaterThan(1_500_000);
+  });
+
+  it('samples the program thread (heap, event loop, GC) where it passes through the tracer, at most once per interval', () => {
+    const { trace, stdout } = traced(BUSY, { CALLS: '1', DFTRACER_COUNTERS_INTERVAL_MS: '50' });
+    const { t0, t1 } = JSON.parse(stdout) as { t0: number; t1: number };
+    const heap = withArg(named(trace, 'memory'), 'heap_used').map((c) => c.ts);
+    expect(heap.filter((t) => t >= t0 && t <= t1).length).toBeGreaterThanOrEqual(15);
+    expect(largestGap(heap, t0, t1)).toBeLessThan(400_000);
+    for (let i = 1; i < heap.length - 1; i++) expect(heap[i]! - heap[i - 1]!).toBeGreaterThanOrEqual(50_000);
+    const gc = named(trace, 'gc');
+    expect(gc.length).toBe(heap.length);
+    expect(gc.reduce((a, c) => a + c.args.count, 0)).toBeGreaterThan(0); // millions of events allocate: scavenges inside the loop
+    for (const e of named(trace, 'event_loop')) expect(e.args.utilization).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts traced I/O in the io counter from the fs tracer, and writes plugin samplers and counter() records', () => {
+    const { trace } = traced(
+      `
+      import { initializeLog, finalize, counter, addCounterSampler } from CORE;
+      import { readFileSync, writeFileSync } from 'node:fs';
+      initializeLog({ dataDir: process.env.DATA });
+      let n = 0;
+      addCounterSampler(function queue(emit) { emit('queue', 'app', { depth: ++n }); });
+      writeFileSync(process.env.DATA + '/a.bin', Buffer.alloc(300_000, 1));
+      readFileSync(process.env.DATA + '/a.bin');
+      counter('loss', 'train', { value: 0.25, skipped: 'text' });
+      finalize();
+      `,
+      { DATA: dataDir() },
+    );
+    const io = named(trace, 'io');
+    expect(io.reduce((a, c) => a + c.args.write_bytes, 0)).toBe(300_000);
+    expect(io.reduce((a, c) => a + c.args.read_bytes, 0)).toBe(300_000);
+    expect(io.reduce((a, c) => a + c.args.read_ops, 0)).toBeGreaterThanOrEqual(1);
+    expect(named(trace, 'queue', 'app').length).toBeGreaterThanOrEqual(1);
+    expect(named(trace, 'loss', 'train').map((c) => c.args)).toEqual([{ hhash: expect.any(String), value: 0.25 }]);
+  });
+
+  it.each([
+    ['plain', { DFTRACER_TRACE_COMPRESSION: '0' }],
+    ['gzip, hand-written encoder', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'custom' }],
+    ['gzip, zlib', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'zlib' }],
+    ['no writer thread', { DFTRACER_WRITER_THREAD: '0' }],
+  ])('writes counter records through every encoder (%s), without metadata too', (_, env) => {
+    for (const inc of ['1', '0']) {
+      const { trace } = traced(BUSY.replace('2_000_000', '300_000'), { ...env, CALLS: '1', DFTRACER_INC_METADATA: inc });
+      // cpu needs an interval on the writer thread, which a 0.3 s run on a loaded machine may not see
+      for (const name of ['memory', 'event_loop', 'gc', 'io']) expect(named(trace, name).length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('DFTRACER_COUNTERS_INTERVAL_MS=0 writes none', () => {
+    const { trace } = traced(BUSY.replace('2_000_000', '300_000'), { CALLS: '1', DFTRACER_COUNTERS_INTERVAL_MS: '0' });
+    expect(trace.counters).toEqual([]);
+    expect(trace.program.length).toBeGreaterThan(100);
+  });
+
+  it('an invalid interval is an error naming the variable (or the option); children inherit the interval', () => {
+    for (const bad of ['-1', '1.5', 'fast', '3600001']) {
+      expect(() => resolveConfig({}, { DFTRACER_COUNTERS_INTERVAL_MS: bad })).toThrow(ConfigError);
+      expect(() => resolveConfig({}, { DFTRACER_COUNTERS_INTERVAL_MS: bad })).toThrow(/DFTRACER_COUNTERS_INTERVAL_MS/);
+    }
+    expect(() => resolveConfig({ countersIntervalMs: -5 })).toThrow(/option countersIntervalMs/);
+    expect(resolveConfig({}, {}).countersIntervalMs).toBe(100);
+    expect(resolveConfig({}, { DFTRACER_COUNTERS_INTERVAL_MS: '0' }).countersIntervalMs).toBe(0);
+    expect(childEnv(resolveConfig({ countersIntervalMs: 250 }, {})).DFTRACER_COUNTERS_INTERVAL_MS).toBe('250');
+    // in a program: tracing is off and stderr names the variable
+    const dir = tempDir();
+    const r = runModule(dir, `import { initializeLog } from CORE; console.log(initializeLog().enabled);`, { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(dir, 't'), DFTRACER_COUNTERS_INTERVAL_MS: 'often' });
+    expect(r.stdout.trim()).toBe('false');
+    expect(r.stderr).toMatch(/DFTRACER_COUNTERS_INTERVAL_MS="often" is not valid/);
+  });
+
+  it('formats a counter line in DFTracer field order, numbers only', () => {
+    expect(counterLine(7, 'memory', 'sys', 10, 11, 1_700_000_000_000_123, 'abcdef0123456789', { rss: 5, pct: 12.34567, bad: NaN })).toBe(
+      '{"id":7,"name":"memory","cat":"sys","pid":10,"tid":11,"ts":1700000000000123,"ph":"C","args":{"hhash":"abcdef0123456789","rss":5,"pct":12.346}}\n',
+    );
+    expect(counterLine(7, 'memory', 'sys', 10, 11, 1, 'h', { bad: Infinity })).toBeNull();
+  });
+});
+
+function dataDir(): string {
+  const d = join(tempDir(), 'data');
+  mkdirSync(d, { recursive: true });
+  writeFileSync(join(d, '.keep'), '');
+  return d;
+}

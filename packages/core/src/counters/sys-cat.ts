@@ -1,0 +1,2 @@
+/** The category of the system counters. */
+export const SYS_CAT = 'sys';

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import * as core from './index.js';
+
+// The package's public face: the user API, the plugin API integrations build on, and nothing
+// internal. A name added here is a promise to users; keep it deliberate.
+const USER_API = ['initializeLog', 'finalize', 'getTime', 'logMetadata', 'dftFn', 'Profile', 'instrument', 'Instrument', 'ConfigError', 'dftHash', 'VERSION'];
+const PLUGIN_API = ['addPlugin', 'getTracer', 'tracingEnabled', 'fsPlugin', 'nowUs', 'perfMsToUs', 'warnOnce', 'isDescriptor', 'counter', 'addCounterSampler'];
+
+describe('@dftracer/core', () => {
+  it('exports the user API and the plugin API, nothing else', () => {
+    expect(Object.keys(core).sort()).toEqual([...USER_API, ...PLUGIN_API].sort());
+  });
+
+  it('does not export the configuration internals', () => {
+    for (const internal of ['resolveConfig', 'SETTINGS', 'childEnv', 'DftFn', 'kernelHubStatus']) expect(core).not.toHaveProperty(internal);
+  });
+});
