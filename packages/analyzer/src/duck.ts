@@ -133,6 +133,27 @@ export class Duck {
     });
   }
 
+  /**
+   * A query's rows streamed chunk by chunk (DuckDB's, 2048 rows) as `columns` Float64Arrays (every
+   * column DOUBLE and never NULL), reused between calls: memory stays one chunk however many rows.
+   */
+  async chunks(sql: string, columns: number, onChunk: (cols: Float64Array[], rows: number) => void): Promise<number> {
+    return this.withProgress(async () => {
+      const result = await this.conn.stream(sql);
+      if (result.columnCount !== columns) throw new TypeError(`Duck.chunks: ${result.columnCount} columns for ${columns}`);
+      let cols: Float64Array[] = [];
+      let total = 0;
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        const n = chunk.rowCount;
+        if (cols.length === 0 || cols[0]!.length < n) cols = Array.from({ length: columns }, () => new Float64Array(Math.max(n, 2048)));
+        for (let j = 0; j < columns; j++) copyDoubles(chunk.getColumnVector(j), cols[j]!, 0, n);
+        onChunk(cols, n);
+        total += n;
+      }
+      return total;
+    });
+  }
+
   private async withProgress<T>(f: () => Promise<T>): Promise<T> {
     if (process.env.DFTRACER_TIMING) {
       // DFTRACER_TIMING=1: each statement's time on stderr

@@ -4,7 +4,6 @@
  * its files.
  */
 import type { Duck } from './duck.js';
-import { unionLengthSql } from './intervals-sql.js';
 
 export interface FileGroup {
   dir: string;
@@ -25,27 +24,31 @@ export interface FileGroup {
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const DIR = `CASE WHEN strpos(f, '/') > 0 THEN coalesce(nullif(regexp_replace(f, '/[^/]*$', ''), ''), '/') ELSE '.' END`;
 
-/** Per directory of the files with I/O, most bytes first. */
-export async function fileGroups(duck: Duck): Promise<FileGroup[]> {
-  // directories as small integers: the union's window sorts numbers, not paths (memory-bounded)
+/** The table `fdir`: each file with I/O (fhash), its directory and the directory's number `did` (1, 2, …). */
+export async function buildFileDirs(duck: Duck): Promise<void> {
   await duck.run(`CREATE OR REPLACE TABLE fdir AS
     WITH f AS (SELECT DISTINCT e.fhash, coalesce(fh.path, e.fhash) AS f FROM ev e LEFT JOIN fh ON e.fhash = fh.hash WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL),
     d AS (SELECT fhash, ${DIR} AS dir FROM f)
     SELECT fhash, dir, dense_rank() OVER (ORDER BY dir) AS did FROM d`);
-  const io = `SELECT e.trace, e.pid, e.ts, e.dur, e.op, e.bytes, e.fhash, d.did FROM ev e JOIN fdir d USING (fhash) WHERE e.ph = 'X' AND e.kind = 1`;
-  const busy = unionLengthSql(`SELECT trace, pid, did, ts, ts + dur AS te FROM (${io})`, ['trace', 'pid', 'did']);
+}
+
+/**
+ * Per directory of the files with I/O, most bytes first. Needs `fdir`; `busyByDir[did − 1]`: the
+ * union of the I/O calls on the directory's files, per process, summed (from the summary's pass).
+ */
+export async function fileGroups(duck: Duck, busyByDir: ArrayLike<number>): Promise<FileGroup[]> {
+  const io = `SELECT e.op, e.bytes, e.dur, e.fhash, d.did FROM ev e JOIN fdir d USING (fhash) WHERE e.ph = 'X' AND e.kind = 1`;
   const rows = await duck.all(`WITH io AS (${io}), perfile AS (
       SELECT did, fhash, count(*) AS ops, coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS r,
         coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS w, sum(dur) AS io_us
       FROM io GROUP BY did, fhash
-    ), b AS (SELECT did, sum(len) AS busy FROM (${busy}) GROUP BY did),
-    g AS (
+    ), g AS (
       SELECT did, count(*) AS files, sum(ops) AS ops, sum(r) AS r, sum(w) AS w, sum(io_us) AS io_us,
         quantile_disc(r + w, 0.5) AS p50, min(r + w) AS lo, max(r + w) AS hi
       FROM perfile GROUP BY did
     )
-    SELECT (SELECT any_value(dir) FROM fdir WHERE fdir.did = g.did) AS dir, g.*, b.busy
-    FROM g LEFT JOIN b USING (did) ORDER BY r + w DESC, io_us DESC, dir`);
+    SELECT (SELECT any_value(dir) FROM fdir WHERE fdir.did = g.did) AS dir, g.*
+    FROM g ORDER BY r + w DESC, io_us DESC, dir`);
   return rows.map((r) => ({
     dir: String(r.dir),
     files: num(r.files),
@@ -53,7 +56,7 @@ export async function fileGroups(duck: Duck): Promise<FileGroup[]> {
     bytes_read: num(r.r),
     bytes_written: num(r.w),
     io_us: num(r.io_us),
-    busy_us: num(r.busy),
+    busy_us: busyByDir[num(r.did) - 1] ?? 0,
     file_bytes_p50: num(r.p50),
     file_bytes_min: num(r.lo),
     file_bytes_max: num(r.hi),

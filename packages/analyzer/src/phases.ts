@@ -22,11 +22,12 @@
  * - idle: the rest of the wall time;
  * - bytes_read: bytes of the reads that start in it.
  *
- * All of it is one SQL sweep per process: interval starts and ends become ±1 points, sorted by
- * time; running sums say what runs in each segment between two points and which windows it is
- * in (window edges are points too), so no interval is ever joined to a window.
+ * The windows are made here (SQL, small tables); their figures come from the summary's one pass
+ * over the events (`timeline/`), which walks each process's windows as time advances, so no
+ * interval is ever joined to a window.
  */
-import type { Duck, Row } from './duck.js';
+import type { Duck } from './duck.js';
+import { WINDOW_FIGURES, type TimelineResult } from './timeline/timeline-sweep.js';
 
 export interface PhaseFigures {
   wall_us: number;
@@ -80,13 +81,13 @@ export interface Phases {
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
 
-/** Data-loader waits: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
-export const WAIT_SQL = `(kind = 3 AND ((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch')))`;
+/** Data-loader waits among "other" (kind 3) events: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
+export const WAIT_NAME_SQL = `((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch'))`;
 /** Spans that define windows: their own time is neither work nor waiting. */
-const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name LIKE '%._train' OR name LIKE '%.train_epoch')`;
+export const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name LIKE '%._train' OR name LIKE '%.train_epoch')`;
 
-/** Build the `win` table: every window, with a global id `wid` and its level. */
-async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
+/** Build the `win` table: every window, with a global id `wid` and its level; says where epochs and steps came from. */
+export async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
   const X = `ph = 'X' AND NOT coalesce(dev, false) AND ts IS NOT NULL`;
   await duck.run(`CREATE OR REPLACE TABLE win_ep AS
     WITH ep0 AS (
@@ -164,72 +165,6 @@ async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_so
   };
 }
 
-/** Points per chunk of the sweep (a window partition each): memory per partition stays small. */
-const CHUNK_POINTS = 200_000;
-
-/** The figures of every window, from one sweep per process. Needs `ev`, `selfseg` and `win`. */
-async function sweep(duck: Duck): Promise<Row[]> {
-  const pk = 'coalesce(pid, -1)';
-  // time is cut into chunks of about CHUNK_POINTS points each, so no window partition is big
-  const [sz] = await duck.all(`SELECT (SELECT max(we) - min(ws) FROM win WHERE level = 'process') AS span, (SELECT count(*) FROM ev WHERE ph = 'X') AS n`);
-  const chunk = Math.max(1000, Math.ceil(num(sz?.span) / Math.max(1, (4 * num(sz?.n)) / CHUNK_POINTS)));
-  await duck.run(`CREATE OR REPLACE TABLE sweep_iv AS
-      SELECT trace, ${pk} AS pk, ts, ts + dur AS te, 1::UTINYINT AS k, CASE WHEN op = 1 THEN bytes ELSE 0 END AS b
-      FROM ev WHERE ph = 'X' AND kind = 1 AND ts IS NOT NULL AND dur >= 0
-      UNION ALL
-      SELECT trace, ${pk}, ts, te, 2, 0 FROM selfseg WHERE kind = 2
-      UNION ALL
-      SELECT trace, ${pk}, ts, ts + dur, 3, 0 FROM ev WHERE ph = 'X' AND NOT coalesce(dev, false) AND ${WAIT_SQL} AND dur > 0
-      UNION ALL
-      SELECT trace, ${pk}, ts, te, 4, 0 FROM selfseg
-      WHERE kind = 3 AND NOT coalesce(dev, false) AND NOT ${WINDOW_SPAN_SQL} AND NOT ${WAIT_SQL}`);
-  return duck.all(`WITH iv AS (SELECT * FROM sweep_iv), pts AS (
-      SELECT trace, pk, ts AS t, (k = 1)::INT AS di, (k = 2)::INT AS dc, (k = 3)::INT AS dw, (k = 4)::INT AS dq, b,
-        0::BIGINT AS dp, 0::BIGINT AS de, 0::BIGINT AS ds FROM iv
-      UNION ALL
-      SELECT trace, pk, te, -(k = 1)::INT, -(k = 2)::INT, -(k = 3)::INT, -(k = 4)::INT, 0, 0, 0, 0 FROM iv
-      UNION ALL
-      SELECT trace, pk, ws, 0, 0, 0, 0, 0,
-        CASE WHEN level = 'process' THEN wid ELSE 0 END, CASE WHEN level = 'epoch' THEN wid ELSE 0 END, CASE WHEN level = 'step' THEN wid ELSE 0 END FROM win
-      UNION ALL
-      SELECT trace, pk, we, 0, 0, 0, 0, 0,
-        CASE WHEN level = 'process' THEN -wid ELSE 0 END, CASE WHEN level = 'epoch' THEN -wid ELSE 0 END, CASE WHEN level = 'step' THEN -wid ELSE 0 END FROM win
-    ), agg AS (
-      SELECT trace, pk, t // ${chunk} AS ck, t, sum(di) AS di, sum(dc) AS dc, sum(dw) AS dw, sum(dq) AS dq, sum(b) AS b, sum(dp) AS dp, sum(de) AS de, sum(ds) AS ds
-      FROM pts GROUP BY trace, pk, t
-    ), cp AS (
-      -- what is running at each chunk's start: the sums of the chunks before it
-      SELECT trace, pk, ck,
-        coalesce(sum(sum(di)) OVER c, 0) AS pi, coalesce(sum(sum(dc)) OVER c, 0) AS pc, coalesce(sum(sum(dw)) OVER c, 0) AS pw0,
-        coalesce(sum(sum(dq)) OVER c, 0) AS pq, coalesce(sum(sum(dp)) OVER c, 0) AS pp, coalesce(sum(sum(de)) OVER c, 0) AS pe, coalesce(sum(sum(ds)) OVER c, 0) AS ps,
-        lead(min(t)) OVER (PARTITION BY trace, pk ORDER BY ck) AS nxt
-      FROM agg GROUP BY trace, pk, ck
-      WINDOW c AS (PARTITION BY trace, pk ORDER BY ck ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ), run AS (
-      -- chunks of time are partitions of their own (parallel, small); a segment ends at the next
-      -- point, or at the next chunk's first point
-      SELECT a.t, a.b,
-        coalesce(lead(a.t) OVER w, cp.nxt, a.t) - a.t AS len,
-        cp.pi + sum(a.di) OVER r > 0 AS i, cp.pc + sum(a.dc) OVER r > 0 AS c, cp.pw0 + sum(a.dw) OVER r > 0 AS wt, cp.pq + sum(a.dq) OVER r > 0 AS q,
-        cp.pp + sum(a.dp) OVER r AS pw, cp.pe + sum(a.de) OVER r AS ew, cp.ps + sum(a.ds) OVER r AS sw
-      FROM agg a JOIN cp USING (trace, pk, ck)
-      WINDOW w AS (PARTITION BY a.trace, a.pk, a.ck ORDER BY a.t), r AS (PARTITION BY a.trace, a.pk, a.ck ORDER BY a.t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ), byw AS (
-      SELECT unnest([pw, ew, sw]) AS wid, len, b, i, c, wt, q FROM run
-    )
-    SELECT w.wid, w.level, w.trace, w.pk AS pid, w.ws, w.we, w.epoch, w.step, w.n,
-      coalesce(sum(len) FILTER (WHERE c), 0) AS compute_us,
-      coalesce(sum(len) FILTER (WHERE i), 0) AS io_us,
-      coalesce(sum(len) FILTER (WHERE wt AND NOT c), 0) AS wait_us,
-      coalesce(sum(len) FILTER (WHERE i AND c), 0) AS overlap_us,
-      coalesce(sum(len) FILTER (WHERE i AND NOT (c OR wt)), 0) AS io_only_us,
-      coalesce(sum(len) FILTER (WHERE q AND NOT (c OR i OR wt)), 0) AS other_us,
-      coalesce(sum(len) FILTER (WHERE c OR i OR wt OR q), 0) AS busy_us,
-      coalesce(sum(b), 0) AS bytes_read
-    FROM byw JOIN win w USING (wid) WHERE wid > 0
-    GROUP BY ALL ORDER BY w.level, w.trace, w.pk, w.ws`);
-}
-
 const pct = (part: number, whole: number) => Math.round((100 * part) / Math.max(1, whole));
 
 /** One line on what bounded a window. */
@@ -280,11 +215,25 @@ function reason(s: Phase, m: PhaseFigures, fmt: (us: number) => string): string 
   return `${best[0]} ${fmt(best[2])} (median step ${fmt(best[3])})`;
 }
 
-/** Epoch and step views of the loaded traces (`ev` and `selfseg` must exist). */
-export async function computePhases(duck: Duck, opts: { slowest?: number; fmt: (us: number) => string }): Promise<Phases> {
-  const { epochSource, stepSource } = await buildWindows(duck);
-  const rows = await sweep(duck);
+/** Epoch and step views: the windows of `win` (`buildWindows`) with their figures from the summary's pass. */
+export async function computePhases(
+  duck: Duck,
+  tl: Pick<TimelineResult, 'windows'> & { windowIds: ArrayLike<number> },
+  sources: { epochSource: Phases['epoch_source']; stepSource: string | null },
+  opts: { slowest?: number; fmt: (us: number) => string },
+): Promise<Phases> {
+  const { epochSource, stepSource } = sources;
+  const rows = await duck.all(`SELECT wid, level, trace, pk AS pid, ws, we, epoch, step, n FROM win ORDER BY level, trace, pk, ws`);
+  // the pass's figures by wid
+  const F = WINDOW_FIGURES.length;
+  const at = new Map<number, number>();
+  for (let j = 0; j < tl.windowIds.length; j++) at.set(tl.windowIds[j]!, j * F);
+  const fig = (wid: number, f: number) => {
+    const o = at.get(wid);
+    return o === undefined ? 0 : tl.windows[o + f]!;
+  };
   const all: Phase[] = rows.map((r) => {
+    const wid = num(r.wid);
     const wall = num(r.we) - num(r.ws);
     const level = String(r.level) as PhaseLevel;
     const epoch = numOrNull(r.epoch);
@@ -300,14 +249,14 @@ export async function computePhases(duck: Duck, opts: { slowest?: number; fmt: (
       start_us: num(r.ws),
       end_us: num(r.we),
       wall_us: wall,
-      compute_us: num(r.compute_us),
-      io_us: num(r.io_us),
-      wait_us: num(r.wait_us),
-      overlap_us: num(r.overlap_us),
-      io_only_us: num(r.io_only_us),
-      other_us: num(r.other_us),
-      idle_us: Math.max(0, wall - num(r.busy_us)),
-      bytes_read: num(r.bytes_read),
+      compute_us: fig(wid, 0),
+      io_us: fig(wid, 1),
+      wait_us: fig(wid, 2),
+      overlap_us: fig(wid, 3),
+      io_only_us: fig(wid, 4),
+      other_us: fig(wid, 5),
+      idle_us: Math.max(0, wall - fig(wid, 6)),
+      bytes_read: fig(wid, 7),
       verdict: '',
     };
     f.verdict = verdict(f);

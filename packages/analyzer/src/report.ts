@@ -15,7 +15,7 @@ import { Duck, loadTraces, type DuckOptions } from './duck.js';
 import { LaneAssigner } from './lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
 import { compareSummaries, type Comparison } from './compare.js';
-import { computeSegmentsSql, summarize, summarizeLoaded, SUMMARY_MEMORY_LIMIT, type Summary } from './summary.js';
+import { computeSegmentsSql, summarize, summarizeLoaded, type Summary } from './summary.js';
 
 export interface ReportOptions extends DuckOptions {
   /** Slices drawn on the timeline (default 100,000). */
@@ -259,7 +259,7 @@ export interface ReportResult {
 
 /** Load the traces, collect the data and write the page. */
 export async function writeReport(files: string[], output: string, opts: ReportOptions = {}): Promise<ReportResult> {
-  const duck = await Duck.open({ ...opts, memoryLimit: opts.memoryLimit ?? SUMMARY_MEMORY_LIMIT });
+  const duck = await Duck.open(opts);
   try {
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     const data = await reportData(duck, files, opts);

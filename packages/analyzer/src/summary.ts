@@ -1,8 +1,9 @@
 /**
  * `dftracer summary`: wall time, time by cat and name, I/O bytes and bandwidth per file, I/O vs
  * compute vs overlapped time per process and in total, top files and top events. Computed by DuckDB
- * over one scan of the traces (`loadTraces`), but for the I/O / compute split, which is swept in
- * memory over the events' numbers (`time-split.ts`).
+ * over one scan of the traces (`loadTraces`); every interval figure (busy and self time, the
+ * I/O / compute split, epochs and steps, directories' busy time) comes from one pass over the
+ * events sorted by process and start (`timeline/`), which holds only the events running at once.
  *
  * Definitions (all times integer µs):
  * - Kinds as dfanalyzer splits time, extended (`kindSql`): I/O = cat POSIX or STDIO (and `io`
@@ -19,12 +20,11 @@
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
 import { deviceStats, type DeviceStats } from './device.js';
-import { fileGroups, type FileGroup } from './file-groups.js';
-import { selfSegmentsSql } from './intervals-sql.js';
+import { buildFileDirs, fileGroups, type FileGroup } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
-import { computePhases, type Phases } from './phases.js';
+import { buildWindows, computePhases, type Phases } from './phases.js';
 import { formatPhases } from './phases-format.js';
-import { splitTime, type SplitColumns } from './time-split.js';
+import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
@@ -149,12 +149,6 @@ export interface SummaryOptions {
   threads?: number;
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
-  /**
-   * Events of consecutive processes split into I/O and compute time in memory at once (default
-   * 12 M, about 1.2 GiB at the peak); a process with more is split by DuckDB, memory-bounded but
-   * slower.
-   */
-  splitInMemoryMax?: number;
   /** Categories counted as compute besides compute, dynamo and PP. */
   computeCats?: readonly string[];
 }
@@ -164,20 +158,12 @@ export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
-type Lengths = { io: number; comp: number; any: number; all: number };
-const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${pid == null ? 'null' : num(pid)}`;
-/** A number as SQL, NULL for a missing one (a line without a pid still belongs to some process). */
-const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
+/** A process by its trace and pid (a line without a pid: its trace's process -1). */
+const procKey = (trace: unknown, pid: unknown) => `${num(trace)}\u0000${pid == null ? -1 : num(pid)}`;
 
 /** Compute the summary of a set of trace files. */
-/**
- * DuckDB's memory limit for a summary unless given: the interval sweeps and unions of the epoch
- * views and busy/self times need more than the engine's 256 MB default from ~1 M events on.
- */
-export const SUMMARY_MEMORY_LIMIT = '1GB';
-
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
-  const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit ?? SUMMARY_MEMORY_LIMIT, onProgress: opts.onProgress });
+  const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
   try {
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     return await summarizeLoaded(duck, files, opts);
@@ -188,25 +174,27 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
-  // the self segments of every event (its interval minus its children's): self times, phases
-  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n FROM ev WHERE ph = 'X'`);
-  await duck.run(`CREATE OR REPLACE TABLE selfseg AS ${selfSegmentsSql({ where: "cat <> 'dftracer'", nestByTime: num(np?.n) > 0 })}`);
-  // The split reads its columns out of DuckDB and sweeps them in JS, on a second connection,
-  // while DuckDB answers the grouped queries on this one.
+  // events without p_idx (older layouts) nest by time on their thread
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters FROM ev WHERE ph IN ('X', 'C')`);
+  await buildFileDirs(duck);
+  const sources = await buildWindows(duck);
+  // Every interval figure comes from one sorted pass, on a second connection, while DuckDB
+  // answers the grouped queries on this one.
   const second = await duck.connect();
-  const split = timeSplit(second, opts.splitInMemoryMax);
+  const timeline = sweepTimeline(second, { nest: num(np?.n) > 0 });
   try {
-    const summary = await groupedSummary(duck, files, opts, split);
-    summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+    const summary = await groupedSummary(duck, files, opts, timeline, sources);
+    // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
+    if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
     return summary;
   } finally {
-    await split.catch(() => undefined); // settled before its connection closes
+    await timeline.catch(() => undefined); // settled before its connection closes
     second.close();
   }
 }
 
-/** Everything but the split, which comes in as a promise and is awaited last. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, splitting: Promise<Map<string, Lengths>>): Promise<Summary> {
+/** Everything but the interval figures, which come in as a promise and are awaited last. */
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, sweeping: Promise<Timeline>, sources: Awaited<ReturnType<typeof buildWindows>>): Promise<Summary> {
   const top = opts.top ?? 10;
   const [overview] = await duck.all(`SELECT
       count(*) FILTER (WHERE ph = 'X') AS events,
@@ -219,36 +207,10 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
 
   // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
   const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
-  const times = await nameTimes(duck);
   const q = exact ? 'quantile_cont' : 'approx_quantile';
-  const byName = (
-    await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
+  const nameRows = await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
         ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
-  ).map(
-    (r): NameStats => ({
-      cat: String(r.cat),
-      name: String(r.name),
-      count: num(r.count),
-      total_us: num(r.total_us),
-      busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
-      self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
-      mean_us: num(r.mean_us),
-      p50_us: num(r.p50_us),
-      p99_us: num(r.p99_us),
-      min_us: num(r.min_us),
-      max_us: num(r.max_us),
-    }),
-  );
-  const byCat = new Map<string, CatStats>();
-  for (const r of byName) {
-    const t = times.byCat.get(r.cat);
-    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0, busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
-    c.count += r.count;
-    c.total_us += r.total_us;
-    byCat.set(r.cat, c);
-  }
-
+      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`);
   const fileRows = (
     await duck.all(`SELECT e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
         count(*) FILTER (WHERE op = 1) AS reads, count(*) FILTER (WHERE op = 2) AS writes,
@@ -282,7 +244,35 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
-  const split = await splitting;
+  const topEvents = await topEventRows(duck, top);
+  const device = await deviceStats(duck, top);
+  const tl = await sweeping;
+  const times = nameTimes(tl);
+  const byName = nameRows.map(
+    (r): NameStats => ({
+      cat: String(r.cat),
+      name: String(r.name),
+      count: num(r.count),
+      total_us: num(r.total_us),
+      busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
+      self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
+      mean_us: num(r.mean_us),
+      p50_us: num(r.p50_us),
+      p99_us: num(r.p99_us),
+      min_us: num(r.min_us),
+      max_us: num(r.max_us),
+    }),
+  );
+  const byCat = new Map<string, CatStats>();
+  for (const r of byName) {
+    const t = times.byCat.get(r.cat);
+    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0, busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
+    c.count += r.count;
+    c.total_us += r.total_us;
+    byCat.set(r.cat, c);
+  }
+
+  const split = new Map(tl.procTrace.map((t, g) => [procKey(t, tl.procPid[g]), { io: tl.io[g]!, comp: tl.compute[g]!, any: tl.either[g]!, all: tl.all[g]! }]));
   const perProcess = procRows.map((r): ProcessStats => {
     const k = procKey(r.trace, r.pid);
     const s = split.get(k) ?? { io: 0, comp: 0, any: 0, all: 0 };
@@ -312,24 +302,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
-  const topEvents = (
-    await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
-      WHERE e.ph = 'X' AND e.kind <> 0 AND NOT coalesce(e.dev, false) ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
-  ).map(
-    (r): TopEvent => ({
-      name: String(r.name),
-      cat: String(r.cat),
-      pid: num(r.pid),
-      tid: num(r.tid),
-      ts: num(r.ts),
-      dur: num(r.dur),
-      file: str(r.file ?? null),
-    }),
-  );
-
-  const phases = await computePhases(duck, { fmt: fmtDuration });
-  const device = await deviceStats(duck, top);
-  const groups = await fileGroups(duck);
+  const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration });
+  const groups = await fileGroups(duck, tl.busyByDir);
   const o = overview ?? {};
   return {
     traces: files,
@@ -359,7 +333,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
  * SQL for the intervals in which each process computes: the *self time* of compute events, i.e.
  * each compute event's interval minus the union of its children's intervals (children found by
  * p_idx, on any thread or lane), clipped to the parent. Rows: trace, pid, ts, te; of the events
- * `where` selects. (`summary` computes the same in memory: `time-split.ts`.)
+ * `where` selects. (`summary` computes the same in its one pass: `timeline/`.)
  */
 export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     SELECT trace, pid, id, p_idx, ts, ts + dur AS te, kind FROM ev WHERE (${where}) AND ph = 'X'
@@ -386,86 +360,21 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
 
-/**
- * Events of consecutive processes are split in memory in batches of at most this many (about
- * 100 bytes per event at the peak: 1.2–1.3 GiB RSS at 10 M events); a process with more is split
- * by DuckDB, which spills to disk and keeps memory bounded but is slower (10 M events: 15 s
- * against 3.5 s).
- */
-export const SPLIT_IN_MEMORY_MAX = 12_000_000;
-
-
-/** Union lengths per process (I/O, compute self time, either), keyed by `procKey`. */
-async function timeSplit(duck: Duck, inMemoryMax = SPLIT_IN_MEMORY_MAX): Promise<Map<string, Lengths>> {
-  const procs = await duck.all(`SELECT trace, pid, count(*) AS n FROM ev WHERE ph = 'X' AND ts IS NOT NULL GROUP BY trace, pid ORDER BY trace, pid`);
-  const out = new Map<string, Lengths>();
-  for (let i = 0; i < procs.length; ) {
-    let j = i;
-    let rows = 0;
-    while (j < procs.length && rows + num(procs[j]!.n) <= inMemoryMax) rows += num(procs[j++]!.n);
-    if (j === i) {
-      const { trace, pid } = procs[i++]!;
-      out.set(procKey(trace, pid), await sqlTimeSplit(duck, `trace = ${num(trace)} AND pid IS NOT DISTINCT FROM ${sqlNumber(pid)}`));
-    } else {
-      const batch = procs.slice(i, j);
-      const split = await memoryTimeSplit(duck, batch, rows);
-      batch.forEach((r, g) => out.set(procKey(r.trace, r.pid), split[g]!));
-      i = j;
-    }
-  }
-  return out;
-}
-
-/** The split of a batch of processes: their events' numbers read out of DuckDB and swept in memory. */
-async function memoryTimeSplit(duck: Duck, procs: Row[], rows: number): Promise<Lengths[]> {
-  const values = procs.map((r, g) => `(${num(r.trace)}, ${sqlNumber(r.pid)}, ${g})`).join(', ');
-  const F = Float64Array;
-  const sql = (group: string) => `WITH p(trace, pid, g) AS (VALUES ${values})
-    SELECT ${group}coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -1)::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, e.kind::DOUBLE
-    FROM ev e JOIN p ON p.trace = e.trace AND p.pid IS NOT DISTINCT FROM e.pid WHERE e.ph = 'X' AND e.ts IS NOT NULL`;
-  let c: SplitColumns;
-  if (procs.length === 1) {
-    // one process (a trace file each, the usual case): no group column
-    const { rows: n, columns } = await duck.numbers(sql(''), [F, F, F, F, Uint8Array], rows);
-    const [id, parent, ts, te, kind] = columns;
-    c = { rows: n, groups: 1, id, parent, ts, te, kind };
-  } else {
-    const { rows: n, columns } = await duck.numbers(sql('p.g::DOUBLE, '), [Uint32Array, F, F, F, F, Uint8Array], rows);
-    const [group, id, parent, ts, te, kind] = columns;
-    c = { rows: n, groups: procs.length, group, id, parent, ts, te, kind };
-  }
-  const len = splitTime(c);
-  return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]!, all: len.all[g]! }));
-}
-
-/**
- * The split of one process by DuckDB (memory-bounded): its I/O intervals and compute self-time
- * segments sorted by start, each adding what reaches past the latest end seen before it (per
- * kind, and for both kinds together: the larger of the two).
- */
-async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
-  const [r] = await duck.all(`WITH k AS (
-      SELECT ts, ts + dur AS te, kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 1
-      UNION ALL
-      SELECT ts, te, 2 AS kind FROM (${computeSegmentsSql(where)})
-      UNION ALL
-      SELECT ts, ts + dur AS te, 3 AS kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 3
-    ), w AS (
-      SELECT kind, ts, te,
-        max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
-        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco,
-        max(te) OVER w AS pall
-      FROM k WINDOW w AS (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ), s AS (
-      SELECT *, greatest(coalesce(pio, 0), coalesce(pco, 0)) AS pany FROM w
-    )
-    SELECT
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pco, 0)))) FILTER (WHERE kind = 2), 0) AS comp,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))) FILTER (WHERE kind <> 3), 0) AS anyk,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pall, 0)))), 0) AS allk
-    FROM s`);
-  return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk), all: num(r?.allk) };
+async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
+  return (
+    await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
+      WHERE e.ph = 'X' AND e.kind <> 0 AND NOT coalesce(e.dev, false) ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
+  ).map(
+    (r): TopEvent => ({
+      name: String(r.name),
+      cat: String(r.cat),
+      pid: num(r.pid),
+      tid: num(r.tid),
+      ts: num(r.ts),
+      dur: num(r.dur),
+      file: str(r.file ?? null),
+    }),
+  );
 }
 
 /** Files listed one by one up to this many; beyond, grouped by directory (unless asked). */
