@@ -158,11 +158,13 @@ export class Duck {
     if (process.env.DFTRACER_TIMING) {
       // DFTRACER_TIMING=1: each statement's time on stderr
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const stack = new Error().stack?.split('\n')[3]?.trim() ?? '';
       try {
         return await this.timed(f);
       } finally {
-        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s] ${stack}\n`);
+        const c = process.cpuUsage(c0);
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s] ${stack}\n`);
       }
     }
     return this.timed(f);

@@ -178,23 +178,16 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters FROM ev WHERE ph IN ('X', 'C')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
-  // Every interval figure comes from one sorted pass, on a second connection, while DuckDB
-  // answers the grouped queries on this one.
-  const second = await duck.connect();
-  const timeline = sweepTimeline(second, { nest: num(np?.n) > 0 });
-  try {
-    const summary = await groupedSummary(duck, files, opts, timeline, sources);
-    // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
-    if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
-    return summary;
-  } finally {
-    await timeline.catch(() => undefined); // settled before its connection closes
-    second.close();
-  }
+  // every interval figure comes from one sorted pass
+  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0 });
+  const summary = await groupedSummary(duck, files, opts, timeline, sources);
+  // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
+  if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+  return summary;
 }
 
-/** Everything but the interval figures, which come in as a promise and are awaited last. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, sweeping: Promise<Timeline>, sources: Awaited<ReturnType<typeof buildWindows>>): Promise<Summary> {
+/** The grouped figures, and the interval figures of the pass. */
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: Awaited<ReturnType<typeof buildWindows>>): Promise<Summary> {
   const top = opts.top ?? 10;
   const [overview] = await duck.all(`SELECT
       count(*) FILTER (WHERE ph = 'X') AS events,
@@ -246,7 +239,6 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
   const topEvents = await topEventRows(duck, top);
   const device = await deviceStats(duck, top);
-  const tl = await sweeping;
   const times = nameTimes(tl);
   const byName = nameRows.map(
     (r): NameStats => ({

@@ -11,6 +11,8 @@
  * running on their own.
  */
 
+import { IdTable } from './id-table.js';
+
 /** Per event, in the order the pass takes them: by process, then start, longer first. */
 export interface TimelineChunk {
   rows: number;
@@ -244,9 +246,7 @@ export class TimelineSweep {
   private readonly busyDir: Unions;
   private readonly res: TimelineResult;
   /** Running slots by id (heads of `sameId` lists), and running p_idx children by parent id. */
-  private readonly byId = new Map<number, number>();
-  private readonly kidsA = new Map<number, number>();
-  private readonly kidsB = new Map<number, number>();
+  private readonly ids = new IdTable();
   /** Per thread: the first event at the latest start, and the one before it (nesting). */
   private readonly threads = new Map<number, ThreadNesting>();
   private g = -1;
@@ -356,9 +356,7 @@ export class TimelineSweep {
     if (this.g < 0) return;
     while (this.heap.n > 0) this.end(this.heap.pop());
     this.r.reset();
-    this.byId.clear();
-    this.kidsA.clear();
-    this.kidsB.clear();
+    this.ids.clear();
   }
 
   /** Account the time from the previous point to t with what ran in it. */
@@ -452,10 +450,12 @@ export class TimelineSweep {
     if (flags & F_WAIT) this.nWait++;
 
     // as a parent: the children already running
-    r.sameId[s] = this.byId.get(id) ?? -1;
-    this.byId.set(id, s);
-    r.kidsA[s] = kind === 2 ? (this.kidsA.get(id) ?? 0) : 0;
-    r.kidsB[s] = host ? (this.kidsB.get(id) ?? 0) : 0;
+    const ids = this.ids;
+    const e = ids.get(id);
+    r.sameId[s] = ids.head[e]!;
+    ids.head[e] = s;
+    r.kidsA[s] = kind === 2 ? ids.kidsA[e]! : 0;
+    r.kidsB[s] = host ? ids.kidsB[e]! : 0;
     r.flags[s] = flags;
     if (kind === 2 && r.kidsA[s] === 0) {
       r.flags[s]! |= F_SELF_A;
@@ -466,12 +466,13 @@ export class TimelineSweep {
     // as a child
     if (parent >= 0 && parent !== id) {
       r.flags[s]! |= F_CHILD_A;
-      this.kidsA.set(parent, (this.kidsA.get(parent) ?? 0) + 1);
+      const pe = ids.get(parent);
+      ids.kidsA[pe]!++;
       if (host) {
         r.flags[s]! |= F_CHILD_B;
-        this.kidsB.set(parent, (this.kidsB.get(parent) ?? 0) + 1);
+        ids.kidsB[pe]!++;
       }
-      for (let p = this.byId.get(parent) ?? -1; p >= 0; p = r.sameId[p]!) {
+      for (let p = ids.head[pe]!; p >= 0; p = r.sameId[p]!) {
         if (p === s) continue;
         this.kidA(p, 1);
         if (host && keys.host[r.key[p]!] === 1) this.kidB(p, 1, ts);
@@ -490,14 +491,15 @@ export class TimelineSweep {
     const flags = r.flags[s]!;
     const id = r.id[s]!;
     // out of the by-id list
-    let p = this.byId.get(id) ?? -1;
-    if (p === s) {
-      if (r.sameId[s]! >= 0) this.byId.set(id, r.sameId[s]!);
-      else this.byId.delete(id);
-    } else {
+    const ids = this.ids;
+    const e = ids.find(id);
+    let p = ids.head[e]!;
+    if (p === s) ids.head[e] = r.sameId[s]!;
+    else {
       while (p >= 0 && r.sameId[p] !== s) p = r.sameId[p]!;
       if (p >= 0) r.sameId[p] = r.sameId[s]!;
     }
+    ids.release(e);
     if (flags & F_HOST) {
       this.busyKey.dec(key, t);
       this.busyCat.dec(keys.cat[key]!, t);
@@ -512,17 +514,14 @@ export class TimelineSweep {
 
     const parent = r.parent[s]!;
     if (flags & (F_CHILD_A | F_CHILD_B)) {
-      const dec = (m: Map<number, number>) => {
-        const n = (m.get(parent) ?? 0) - 1;
-        if (n > 0) m.set(parent, n);
-        else m.delete(parent);
-      };
-      dec(this.kidsA);
-      if (flags & F_CHILD_B) dec(this.kidsB);
-      for (let q = this.byId.get(parent) ?? -1; q >= 0; q = r.sameId[q]!) {
+      const pe = ids.find(parent);
+      ids.kidsA[pe]!--;
+      if (flags & F_CHILD_B) ids.kidsB[pe]!--;
+      for (let q = ids.head[pe]!; q >= 0; q = r.sameId[q]!) {
         this.kidA(q, -1);
         if (flags & F_CHILD_B && keys.host[r.key[q]!] === 1) this.kidB(q, -1, t);
       }
+      ids.release(pe);
     } else {
       const n = r.nestSlot[s]!;
       if (n >= 0 && r.seq[n] === r.nestSeq[s] && this.isRunning(n)) this.kidB(n, -1, t);

@@ -77,7 +77,7 @@ describe('the one pass gives what the SQL definitions give', () => {
     await expectSameAsSql(bare);
   });
 
-  for (const f of ['2023-appended-runs.pfw', '2024-appended-runs.pfw.gz', '2025-concatenated.pfw.gz', '2023-string-numbers.pfw', 'seed-v1.0.15-dynamo.pfw', 'unterminated-parents.pfw']) {
+  for (const f of ['2023-appended-runs.pfw', '2024-appended-runs.pfw.gz', '2025-concatenated.pfw.gz', '2023-string-numbers.pfw', 'seed-v1.0.15-dynamo.pfw', 'unterminated-parents.pfw', 'fork-duplicate-ids.pfw', '2025-e2-no-metadata-ids.pfw', '2024-integer-hashes.pfw.gz']) {
     it(`on ${f}`, async () => expectSameAsSql(join(fixtures, f)));
   }
 });
