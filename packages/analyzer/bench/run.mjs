@@ -44,6 +44,7 @@ function measure(what, file) {
 
 const fmtRate = (r) => `${(r.events / r.seconds / 1e6).toFixed(2)} M/s`;
 const fmtRss = (r) => `${Math.round(r.maxRssMiB)} MiB`;
+const fmtCpu = (r) => `${(r.cpuSeconds / (r.events / 1e6)).toFixed(2)} s`;
 const rows = [];
 const results = {};
 for (const what of ['validate', 'summary', 'duckdb', 'readline'].filter((w) => only.has(w))) {
@@ -65,7 +66,9 @@ rows.push(line('validate, events/s (target ≥ 1.5 M/s)', ['validate', fmtRate])
 rows.push(line('validate, peak RSS', ['validate', fmtRss]));
 rows.push(line('summary, events/s (target ≥ 2.5 M/s)', ['summary', fmtRate]));
 rows.push(line('summary, peak RSS', ['summary', fmtRss]));
+rows.push(line('summary, CPU s per M events (all threads)', ['summary', fmtCpu]));
 rows.push(line('ref: DuckDB read_json scan alone, events/s', ['duckdb', fmtRate]));
+rows.push(line('ref: DuckDB scan, CPU s per M events', ['duckdb', fmtCpu]));
 rows.push(line('ref: Node readline + JSON.parse, events/s', ['readline', fmtRate]));
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const md = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;

@@ -164,7 +164,7 @@ export class Duck {
         return await this.timed(f);
       } finally {
         const c = process.cpuUsage(c0);
-        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s] ${stack}\n`);
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB] ${stack}\n`);
       }
     }
     return this.timed(f);

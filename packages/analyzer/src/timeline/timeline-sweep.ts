@@ -245,6 +245,9 @@ export class TimelineSweep {
   private readonly selfCat: Unions;
   private readonly busyDir: Unions;
   private readonly res: TimelineResult;
+  /** Time per process by split state (I/O, compute, other: 3 bits), per window by state (4 bits). */
+  private readonly splitTime: Float64Array;
+  private readonly windowTime: Float64Array;
   /** Running slots by id (heads of `sameId` lists), and running p_idx children by parent id. */
   private readonly ids = new IdTable();
   /** Per thread: the first event at the latest start, and the one before it (nesting). */
@@ -285,6 +288,8 @@ export class TimelineSweep {
       all: new Float64Array(p),
       windows: new Float64Array(opts.windows.ws.length * WINDOW_FIGURES.length),
     };
+    this.splitTime = new Float64Array(p * 8);
+    this.windowTime = new Float64Array(opts.windows.ws.length * 16);
   }
 
   push(c: TimelineChunk): void {
@@ -337,6 +342,7 @@ export class TimelineSweep {
 
   finish(): TimelineResult {
     this.endProcess();
+    this.figures();
     return this.res;
   }
 
@@ -359,27 +365,21 @@ export class TimelineSweep {
     this.ids.clear();
   }
 
-  /** Account the time from the previous point to t with what ran in it. */
+  /**
+   * Account the time from the previous point to t with what ran in it: per process and window,
+   * time by state (a few bits of what runs), turned into figures at the end.
+   */
   private advance(t: number): void {
     const a = this.prev;
     if (!(t > a)) return;
     this.prev = t;
     if (a === -Infinity) return;
-    const dt = t - a;
-    const io = this.nIo > 0;
-    const compA = this.nCompA > 0;
-    const g = this.g;
-    if (io) this.res.io[g]! += dt;
-    if (compA) this.res.compute[g]! += dt;
-    if (io || compA) this.res.either[g]! += dt;
-    if (io || compA || this.nOtherAll > 0) this.res.all[g]! += dt;
-    const c = this.nCompB > 0;
-    const wt = this.nWait > 0;
-    const q = this.nOtherB > 0;
-    if (!(io || c || wt || q)) return;
+    const split = (this.nIo > 0 ? 1 : 0) | (this.nCompA > 0 ? 2 : 0) | (this.nOtherAll > 0 ? 4 : 0);
+    if (split !== 0) this.splitTime[this.g * 8 + split]! += t - a;
+    const state = (this.nIo > 0 ? 1 : 0) | (this.nCompB > 0 ? 2 : 0) | (this.nWait > 0 ? 4 : 0) | (this.nOtherB > 0 ? 8 : 0);
+    if (state === 0) return;
     const { ws, we } = this.o.windows;
-    const out = this.res.windows;
-    const F = WINDOW_FIGURES.length;
+    const out = this.windowTime;
     for (let l = 0; l < 3; l++) {
       let j = this.wp[l]!;
       const end = this.wEnd[l]!;
@@ -387,14 +387,41 @@ export class TimelineSweep {
       this.wp[l] = j;
       for (; j < end && ws[j]! < t; j++) {
         const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
-        if (len <= 0) continue;
-        const o = j * F;
+        if (len > 0) out[j * 16 + state]! += len;
+      }
+    }
+  }
+
+  /** The figures from the time by state. */
+  private figures(): void {
+    const { io, compute, either, all } = this.res;
+    for (let g = 0; g < io.length; g++) {
+      for (let st = 1; st < 8; st++) {
+        const len = this.splitTime[g * 8 + st]!;
+        if (len === 0) continue;
+        if (st & 1) io[g]! += len;
+        if (st & 2) compute[g]! += len;
+        if (st & 3) either[g]! += len;
+        all[g]! += len;
+      }
+    }
+    const out = this.res.windows;
+    const F = WINDOW_FIGURES.length;
+    for (let j = 0; j < out.length / F; j++) {
+      const o = j * F;
+      for (let st = 1; st < 16; st++) {
+        const len = this.windowTime[j * 16 + st]!;
+        if (len === 0) continue;
+        const i = (st & 1) !== 0;
+        const c = (st & 2) !== 0;
+        const wt = (st & 4) !== 0;
+        const q = (st & 8) !== 0;
         if (c) out[o]! += len;
-        if (io) out[o + 1]! += len;
+        if (i) out[o + 1]! += len;
         if (wt && !c) out[o + 2]! += len;
-        if (io && c) out[o + 3]! += len;
-        if (io && !(c || wt)) out[o + 4]! += len;
-        if (q && !(c || io || wt)) out[o + 5]! += len;
+        if (i && c) out[o + 3]! += len;
+        if (i && !(c || wt)) out[o + 4]! += len;
+        if (q && !(c || i || wt)) out[o + 5]! += len;
         out[o + 6]! += len;
       }
     }
