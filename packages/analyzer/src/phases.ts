@@ -79,7 +79,6 @@ export interface Phases {
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
-const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
 
 /** Data-loader waits among "other" (kind 3) events: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
 export const WAIT_NAME_SQL = `((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch'))`;
@@ -223,45 +222,55 @@ export async function computePhases(
   opts: { slowest?: number; fmt: (us: number) => string },
 ): Promise<Phases> {
   const { epochSource, stepSource } = sources;
-  const rows = await duck.all(`SELECT wid, level, trace, pk AS pid, ws, we, epoch, step, n FROM win ORDER BY level, trace, pk, ws`);
+  // as typed arrays: a long run has hundreds of thousands of steps
+  const D = Float64Array;
+  const { rows, columns } = await duck.numbers(
+    `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
+       coalesce(epoch::DOUBLE, 'NaN'::DOUBLE), coalesce(step::DOUBLE, 'NaN'::DOUBLE), n::DOUBLE
+     FROM win ORDER BY level, trace, pk, ws`,
+    [D, D, D, D, D, D, D, D, D],
+  );
+  const [wids, levels, traces, pids, wss, wes, epochs_, steps_, ns] = columns;
   // the pass's figures by wid
   const F = WINDOW_FIGURES.length;
-  const at = new Map<number, number>();
-  for (let j = 0; j < tl.windowIds.length; j++) at.set(tl.windowIds[j]!, j * F);
-  const fig = (wid: number, f: number) => {
-    const o = at.get(wid);
-    return o === undefined ? 0 : tl.windows[o + f]!;
-  };
-  const all: Phase[] = rows.map((r) => {
-    const wid = num(r.wid);
-    const wall = num(r.we) - num(r.ws);
-    const level = String(r.level) as PhaseLevel;
-    const epoch = numOrNull(r.epoch);
-    const step = numOrNull(r.step);
-    const label = level === 'process' ? `pid ${num(r.pid)}` : level === 'epoch' ? `epoch ${epoch ?? num(r.n)}` : `step ${step ?? num(r.n)}`;
+  let maxWid = 0;
+  for (let j = 0; j < tl.windowIds.length; j++) maxWid = Math.max(maxWid, tl.windowIds[j]!);
+  const at = new Int32Array(maxWid + 1).fill(-1);
+  for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
+  const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
+  const all: Phase[] = [];
+  for (let i = 0; i < rows; i++) {
+    const o = at[wids[i]!] ?? -1;
+    const fig = (f: number) => (o < 0 ? 0 : tl.windows[o + f]!);
+    const wall = wes[i]! - wss[i]!;
+    const level = LEVELS[levels[i]!]!;
+    const epoch = Number.isNaN(epochs_[i]) ? null : epochs_[i]!;
+    const step = Number.isNaN(steps_[i]) ? null : steps_[i]!;
+    const n = ns[i]!;
+    const label = level === 'process' ? `pid ${pids[i]}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
     const f: Phase = {
       level,
-      trace: num(r.trace),
-      pid: num(r.pid),
+      trace: traces[i]!,
+      pid: pids[i]!,
       label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
       epoch,
-      step: level === 'step' ? (step ?? num(r.n)) : null,
-      start_us: num(r.ws),
-      end_us: num(r.we),
+      step: level === 'step' ? (step ?? n) : null,
+      start_us: wss[i]!,
+      end_us: wes[i]!,
       wall_us: wall,
-      compute_us: fig(wid, 0),
-      io_us: fig(wid, 1),
-      wait_us: fig(wid, 2),
-      overlap_us: fig(wid, 3),
-      io_only_us: fig(wid, 4),
-      other_us: fig(wid, 5),
-      idle_us: Math.max(0, wall - fig(wid, 6)),
-      bytes_read: fig(wid, 7),
+      compute_us: fig(0),
+      io_us: fig(1),
+      wait_us: fig(2),
+      overlap_us: fig(3),
+      io_only_us: fig(4),
+      other_us: fig(5),
+      idle_us: Math.max(0, wall - fig(6)),
+      bytes_read: fig(7),
       verdict: '',
     };
     f.verdict = verdict(f);
-    return f;
-  });
+    all.push(f);
+  }
   const processes = all.filter((p) => p.level === 'process');
   const epochs = all.filter((p) => p.level === 'epoch');
   const steps = all.filter((p) => p.level === 'step');
