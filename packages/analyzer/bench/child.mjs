@@ -1,4 +1,4 @@
-// One measured run in a fresh process: prints {seconds, events, maxRssMiB} as JSON.
+// One measured run in a fresh process: prints {seconds, events, maxRssMiB, cpuSeconds} as JSON.
 // usage: node bench/child.mjs validate|summary|readline|duckdb FILE
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -39,4 +39,6 @@ if (what === 'validate') {
   }
 } else throw new Error(`unknown measurement ${what}`);
 const seconds = (performance.now() - t0) / 1000;
-process.stdout.write(`${JSON.stringify({ seconds, events, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
+const ru = process.resourceUsage();
+// CPU time of all threads (DuckDB's included): steadier than wall time on a shared machine
+process.stdout.write(`${JSON.stringify({ seconds, events, maxRssMiB: ru.maxRSS / 1024, cpuSeconds: (ru.userCPUTime + ru.systemCPUTime) / 1e6 })}\n`);

@@ -1,6 +1,7 @@
 // pnpm bench: validate and summary throughput on generated 1 M and 10 M event .pfw.gz traces,
 // with peak RSS, next to the issue's reference points measured in the same run.
-// Options: --events N (largest trace, default 10000000), --fresh (regenerate the cached traces).
+// Options: --events N (largest trace, default 10000000), --fresh (regenerate the cached traces),
+// --only validate,summary,duckdb,readline (the measurements to run; default all).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -9,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { events: { type: 'string' }, fresh: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { events: { type: 'string' }, fresh: { type: 'boolean' }, only: { type: 'string' } } });
+const only = new Set((values.only ?? 'validate,summary,duckdb,readline').split(','));
 const big = Number(values.events ?? 10_000_000);
 const sizes = [...new Set([Math.min(1_000_000, big), big])];
 const cache = join(tmpdir(), 'dftracer-analyzer-bench-v1');
@@ -42,9 +44,10 @@ function measure(what, file) {
 
 const fmtRate = (r) => `${(r.events / r.seconds / 1e6).toFixed(2)} M/s`;
 const fmtRss = (r) => `${Math.round(r.maxRssMiB)} MiB`;
+const fmtCpu = (r) => `${(r.cpuSeconds / (r.events / 1e6)).toFixed(2)} s`;
 const rows = [];
 const results = {};
-for (const what of ['validate', 'summary', 'duckdb', 'readline']) {
+for (const what of ['validate', 'summary', 'duckdb', 'readline'].filter((w) => only.has(w))) {
   for (const n of sizes) {
     if (what === 'readline' && n !== sizes[0]) continue; // the slow reference: the small trace is enough
     process.stderr.write(`${what} ${n.toLocaleString('en-US')} … `);
@@ -63,16 +66,23 @@ rows.push(line('validate, events/s (target ≥ 1.5 M/s)', ['validate', fmtRate])
 rows.push(line('validate, peak RSS', ['validate', fmtRss]));
 rows.push(line('summary, events/s (target ≥ 2.5 M/s)', ['summary', fmtRate]));
 rows.push(line('summary, peak RSS', ['summary', fmtRss]));
+rows.push(line('summary, CPU s per M events (all threads)', ['summary', fmtCpu]));
 rows.push(line('ref: DuckDB read_json scan alone, events/s', ['duckdb', fmtRate]));
+rows.push(line('ref: DuckDB scan, CPU s per M events', ['duckdb', fmtCpu]));
 rows.push(line('ref: Node readline + JSON.parse, events/s', ['readline', fmtRate]));
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const md = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 const base = results[`readline:${sizes[0]}`];
 const v = results[`validate:${sizes[0]}`];
 const s = results[`summary:${sizes[0]}`];
-const ratio = (r) => (r.events / r.seconds / (base.events / base.seconds)).toFixed(2);
+const ratio = (r) => (r && base ? (r.events / r.seconds / (base.events / base.seconds)).toFixed(2) : '–');
 console.log(`\n${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (availableParallelism ${availableParallelism()}), Node ${process.version}\n`);
 console.log(md(head));
 console.log(md(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(md(r));
-console.log(`\nRatios to readline + JSON.parse on the same machine (targets ÷ its 0.55 M/s reference: validate ≥ 2.7×, summary ≥ 4.5×): validate ${ratio(v)}×, summary ${ratio(s)}×`);
+for (const n of sizes) {
+  const a = results[`summary:${n}`];
+  const d = results[`duckdb:${n}`];
+  if (a && d) console.log(`summary at ${(n / 1e6).toLocaleString('en-US')} M events: ${(a.events / a.seconds / (d.events / d.seconds)).toFixed(2)}× DuckDB's bare read_json scan in this run`);
+}
+if (base) console.log(`\nRatios to readline + JSON.parse on the same machine (targets ÷ its 0.55 M/s reference: validate ≥ 2.7×, summary ≥ 4.5×): validate ${ratio(v)}×, summary ${ratio(s)}×`);

@@ -186,6 +186,16 @@ Wall time; time by category and by name (count, total, mean, p50, p99, max); byt
 written and bandwidth per file (names from FH metadata); time in I/O, in compute and in both at
 once, per process and in total; the top files and the longest events.
 
+Beside each category's and name's sum of spans (overlapping and nested spans add up, so it can
+exceed the wall time): busy, the wall time with at least one of its spans running, and self,
+the same outside their children (nested calls, by p_idx). Both are at most the wall time.
+
+The run by epoch and by step (pipeline epoch* spans or DLIO _train spans; compute events with a
+step arg, ProfilerStep#N, compute step or *.compute spans): wall, compute (with GPU device time),
+data wait (loader *.iter / dataloader fetch waits not overlapped by compute), I/O, other, idle,
+bytes read and a verdict; the slowest steps and what made them slow. Files are grouped by
+directory when there are more than 20. A trace with GPU device tracks gets a device line.
+
 Time is split as dfanalyzer does, extended for our integrations: I/O is cat POSIX/STDIO (and
 io children of ai categories: io, io.*, *.io, *.io.*); compute is cat compute, dynamo or PP,
 or name compute, cpu or *.compute (DLIO's TorchFramework.compute); the tracer's own "dftracer"
@@ -196,15 +206,27 @@ unions of intervals over all threads of a process; compute is the self time of c
 
 Options:
   --json             print every figure as JSON (all names and files)
+  --by epoch|step    only the epoch or the step view, every row (with --json: only that view)
+  --files            list single files even when there are many
   --top N            rows in the files and longest-events tables (default 10)
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
 ${ENGINE_HELP}
   -h, --help         this help`,
-  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, 'compute-cats': { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  options: {
+    ...HELP_FLAG,
+    json: { type: 'boolean' },
+    by: { type: 'string' },
+    files: { type: 'boolean' },
+    top: { type: 'string' },
+    'compute-cats': { type: 'string' },
+    threads: { type: 'string' },
+    'memory-limit': { type: 'string' },
+  },
   async run(values, positionals) {
     const files = resolveInputs(positionals);
     await assertTraces(files);
     const top = intFlag(values, 'top', 10);
+    const by = byFlag(values);
     const computeCats = listFlag(values, 'compute-cats');
     const progress = new Progress('summary', 100, 'percent');
     const checks = gzipChecks(files);
@@ -217,7 +239,56 @@ ${ENGINE_HELP}
     });
     progress.done();
     const warnings = await checks;
-    process.stdout.write(values.json ? `${JSON.stringify({ ...s, warnings }, null, 2)}\n` : `${formatSummary(s, { top })}\n`);
+    if (values.json) {
+      const view = by ? { traces: s.traces, wall_us: s.wall_us, totals: s.phases.totals, [by === 'epoch' ? 'epochs' : 'steps']: by === 'epoch' ? s.phases.epochs : s.phases.steps } : s;
+      const extra = by === 'step' ? { step_source: s.phases.step_source, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
+      process.stdout.write(`${JSON.stringify({ ...view, ...extra, warnings }, null, 2)}\n`);
+    } else process.stdout.write(`${formatSummary(s, { top, files: Boolean(values.files), ...(by ? { by } : {}) })}\n`);
+    return 0;
+  },
+};
+
+function byFlag(values: Values): 'epoch' | 'step' | undefined {
+  const v = values.by;
+  if (v === undefined) return undefined;
+  if (v !== 'epoch' && v !== 'step') throw new UsageError(`--by must be epoch or step (got "${String(v)}")`);
+  return v;
+}
+
+// ---- compare -------------------------------------------------------------------------------------
+
+const compare: Command = {
+  name: 'compare',
+  summary: 'two runs side by side: wall, compute, I/O, data wait, top names, with deltas',
+  help: `Usage: dftracer compare [options] BASE VARIANT
+
+BASE and VARIANT are each a trace file, a directory (every *.pfw[.gz] under it: all processes
+of a run) or a quoted glob. Prints wall, compute, data wait, I/O, overlap, other, idle, mean
+epoch and median step of both runs with the change, the largest changes first, then the names
+whose self time changed most.
+
+Options:
+  --json             the comparison as JSON
+  --top N            names listed (default 20)
+  --compute-cats A,B categories counted as compute besides compute, dynamo and PP
+${ENGINE_HELP}
+  -h, --help         this help`,
+  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, 'compute-cats': { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  async run(values, positionals) {
+    if (positionals.length !== 2) throw new UsageError(`compare: give exactly two runs, BASE and VARIANT (got ${positionals.length}); quote globs`);
+    const [baseFiles, variantFiles] = positionals.map((p) => resolveInputs([p])) as [string[], string[]];
+    await assertTraces([...baseFiles, ...variantFiles]);
+    const computeCats = listFlag(values, 'compute-cats');
+    const { summarize } = await import('./summary.js');
+    const { compareSummaries, formatComparison } = await import('./compare.js');
+    const progress = new Progress('compare', 100, 'percent');
+    const warnings = [...(await gzipChecks(baseFiles)), ...(await gzipChecks(variantFiles))];
+    const opts = { ...(computeCats ? { computeCats } : {}), ...engineFlags(values), onProgress: (p: number) => progress.update(p) };
+    const a = await summarize(baseFiles, opts);
+    const b = await summarize(variantFiles, opts);
+    progress.done();
+    const c = compareSummaries(a, b, { top: intFlag(values, 'top', 20) });
+    process.stdout.write(values.json ? `${JSON.stringify({ ...c, warnings }, null, 2)}\n` : `${formatComparison(c, { labels: [display(positionals[0]!), display(positionals[1]!)] })}\n`);
     return 0;
   },
 };
@@ -440,11 +511,13 @@ Options:
   --bins N           time bins of the over-time chart (default 400)
   --title TEXT       page title
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
+  --compare RUN      a second run (file, directory or glob): the page gets a comparison section
   --force            overwrite FILE if it exists
 ${ENGINE_HELP}
   -h, --help         this help`,
   options: {
     ...HELP_FLAG,
+    compare: { type: 'string' },
     output: { type: 'string', short: 'o' },
     'max-slices': { type: 'string' },
     bins: { type: 'string' },
@@ -458,7 +531,8 @@ ${ENGINE_HELP}
     const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');
     const computeCats = listFlag(values, 'compute-cats');
     const files = resolveInputs(positionals);
-    await assertTraces(files);
+    const compareFiles = typeof values.compare === 'string' ? resolveInputs([values.compare]) : undefined;
+    await assertTraces([...files, ...(compareFiles ?? [])]);
     const { writeReport } = await import('./report.js');
     const progress = new Progress('report', 100, 'percent');
     const checks = gzipChecks(files);
@@ -468,6 +542,7 @@ ${ENGINE_HELP}
       bins: intFlag(values, 'bins', 400, 1),
       ...(typeof values.title === 'string' ? { title: values.title } : {}),
       ...(computeCats ? { computeCats } : {}),
+      ...(compareFiles ? { compareWith: compareFiles } : {}),
       onProgress: (p) => progress.update(p),
     });
     progress.done();
@@ -478,6 +553,6 @@ ${ENGINE_HELP}
   },
 };
 
-export const commands: Command[] = [validate, summary, merge, exportCmd, query, report];
+export const commands: Command[] = [validate, summary, compare, merge, exportCmd, query, report];
 
 export type { FileValidation };

@@ -6,12 +6,11 @@
  *
  * `loadTraces()` scans the inputs once into a temporary table; every command then queries that.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { head } from './check.js';
-import { isGzipFile } from './lines.js';
+import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from './counters/counter-table.js';
 
 export interface DuckOptions {
@@ -134,15 +133,38 @@ export class Duck {
     });
   }
 
+  /**
+   * A query's rows streamed chunk by chunk (DuckDB's, 2048 rows) as `columns` Float64Arrays (every
+   * column DOUBLE and never NULL), reused between calls: memory stays one chunk however many rows.
+   */
+  async chunks(sql: string, columns: number, onChunk: (cols: Float64Array[], rows: number) => void): Promise<number> {
+    return this.withProgress(async () => {
+      const result = await this.conn.stream(sql);
+      if (result.columnCount !== columns) throw new TypeError(`Duck.chunks: ${result.columnCount} columns for ${columns}`);
+      let cols: Float64Array[] = [];
+      let total = 0;
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        const n = chunk.rowCount;
+        if (cols.length === 0 || cols[0]!.length < n) cols = Array.from({ length: columns }, () => new Float64Array(Math.max(n, 2048)));
+        for (let j = 0; j < columns; j++) copyDoubles(chunk.getColumnVector(j), cols[j]!, 0, n);
+        onChunk(cols, n);
+        total += n;
+      }
+      return total;
+    });
+  }
+
   private async withProgress<T>(f: () => Promise<T>): Promise<T> {
     if (process.env.DFTRACER_TIMING) {
       // DFTRACER_TIMING=1: each statement's time on stderr
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const stack = new Error().stack?.split('\n')[3]?.trim() ?? '';
       try {
         return await this.timed(f);
       } finally {
-        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s] ${stack}\n`);
+        const c = process.cpuUsage(c0);
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB] ${stack}\n`);
       }
     }
     return this.timed(f);
@@ -186,90 +208,7 @@ function copyDoubles(v: unknown, out: NumberArray, at: number, n: number): void 
   else for (let i = 0; i < n; i++) out[at + i] = v.getItem(i) ?? NaN;
 }
 
-/** SQL string literal. */
-export function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-/** SQL identifier. */
-export function sqlIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
-/** The first two lines of a trace (decompressed), or fewer. */
-async function firstLines(file: string): Promise<string[]> {
-  const { text } = await head(file, 1 << 20, 2);
-  return text.split('\n').slice(0, 2);
-}
-
-/**
- * `read_json` over the files (grouped by compression, detected from content), as one relation
- * with a `filename` column naming the source trace.
- *
- * DuckDB's newline-delimited reader, with `ignore_errors`, drops the line *after* the E2 `[`
- * line together with it (it parses `[` and the next line as one broken value). So line 2 of
- * each trace is read here and fed to DuckDB from a side file in `sideDir`, mapped back to its
- * trace's name.
- */
-export async function readJsonSql(files: string[], columns: Record<string, string>, sideDir: string, opts: { lineByLine?: boolean } = {}): Promise<string> {
-  const gz: string[] = [];
-  const plainFiles: string[] = [];
-  const sides: Array<[string, string]> = [];
-  if (opts.lineByLine) {
-    for (const f of files) ((await isGzipFile(f)) ? gz : plainFiles).push(f);
-    const lines = (list: string[], compression: string) =>
-      `SELECT unnest(j), filename FROM (SELECT try(json_transform(ltrim(l, '[] '), ${sqlString(jsonStructure(columns))})) AS j, filename FROM read_csv([${list.map(sqlString).join(', ')}], ` +
-      `columns = {'l': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '', auto_detect = false, new_line = '\\n', filename = true, compression = '${compression}'))`;
-    const parts = [...(gz.length ? [lines(gz, 'gzip')] : []), ...(plainFiles.length ? [lines(plainFiles, 'none')] : [])];
-    return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
-  }
-  for (const f of files) {
-    ((await isGzipFile(f)) ? gz : plainFiles).push(f);
-    const [l1, l2] = await firstLines(f);
-    if (l1?.trim() === '[' && l2 && l2.trim().startsWith('{')) {
-      const side = join(sideDir, `line2-${sides.length}.ndjson`);
-      writeFileSync(side, `${l2}\n`);
-      sides.push([side, f]);
-    }
-  }
-  const cols = `{${Object.entries(columns)
-    .map(([k, t]) => `${sqlString(k)}: ${sqlString(t)}`)
-    .join(', ')}}`;
-  const one = (list: string[], compression: string) =>
-    `SELECT * FROM read_json([${list.map(sqlString).join(', ')}], format = 'newline_delimited', ignore_errors = true, ` +
-    `compression = '${compression}', maximum_object_size = 1048576, filename = true, columns = ${cols})`;
-  const parts: string[] = [];
-  if (gz.length) parts.push(one(gz, 'gzip'));
-  if (plainFiles.length) parts.push(one(plainFiles, 'uncompressed'));
-  if (sides.length) {
-    const map = sides.map(([side, f]) => `(${sqlString(side)}, ${sqlString(f)})`).join(', ');
-    parts.push(
-      `SELECT * REPLACE (m.trace AS filename) FROM (${one(
-        sides.map((s) => s[0]),
-        'uncompressed',
-      )}) j JOIN (VALUES ${map}) m(side, trace) ON m.side = j.filename`,
-    );
-  }
-  return parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ');
-}
-
-/**
- * `read_json`'s columns as a `json_transform` structure: `{"id":"BIGINT","args":{"fhash":"VARCHAR",…}}`
- * (a flat STRUCT(…) becomes an object; JSON stays JSON).
- */
-function jsonStructure(columns: Record<string, string>): string {
-  const type = (t: string): unknown => {
-    const m = /^STRUCT\((.*)\)$/s.exec(t.trim());
-    if (!m) return t;
-    const o: Record<string, unknown> = {};
-    for (const field of m[1]!.split(',')) {
-      const f = /^\s*"?([^"\s]+)"?\s+(.+?)\s*$/.exec(field);
-      if (f) o[f[1]!] = type(f[2]!);
-    }
-    return o;
-  };
-  return JSON.stringify(Object.fromEntries(Object.entries(columns).map(([k, t]) => [k, type(t)])));
-}
+export { readJsonSql, sqlIdent, sqlString } from './read-json.js';
 
 /**
  * DuckDB's reader loses a line after a `[` that is not the file's first line, and a line where a
@@ -318,8 +257,9 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
 /**
  * Scan the traces once into the temporary table `ev` (complete events and metadata):
  * trace (the source file's index in `traces` and in `files`), ph, id, name, cat, pid, tid, ts,
- * dur, kind, level, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), and
- * for metadata aname/avalue; plus `fh` (hash → path) and `traces` (trace → path).
+ * dur, kind, level, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), step
+ * and epoch (the args, as integers), dev (an event on a GPU device track: args.device_track),
+ * device_us, and for metadata aname/avalue; plus `fh` (hash → path) and `traces` (trace → path).
  *
  * The source file is a small integer rather than its path: every grouping, window and join is by
  * (trace, pid), and keying those on a long string made the time split twice as slow.
@@ -334,7 +274,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ts: 'BIGINT',
     dur: 'BIGINT',
     ph: 'VARCHAR',
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR)',
+    // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
+    // convert would be dropped by ignore_errors
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
   };
   const src = await readJsonSql(files, columns, duck.tempDir);
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
@@ -344,14 +286,17 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
   // rows DuckDB could not read are kept (all null) until rereadLossyFiles has counted them
   const select = (src: string) => `
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
-      (${kindSql(opts.computeCats)})::UTINYINT AS kind,
+      (CASE WHEN args.device_track IS NOT NULL THEN 2 ELSE ${kindSql(opts.computeCats)} END)::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
       args.level AS level, args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
         THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
         ELSE 0 END AS bytes,
-      args.name AS aname, args.value AS avalue
+      args.name AS aname, args.value AS avalue,
+      TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
+      -- GPU work on a device track: compute, never host time
+      args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
     FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
     WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
   await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);

@@ -62,7 +62,10 @@ export const REPORT_CLIENT = `
     count(S.events) + ' events from ' + S.traces.length + ' trace file' + (S.traces.length === 1 ? '' : 's') + ', ' + S.processes + ' process' + (S.processes === 1 ? '' : 'es') +
     ' · wall ' + dur(S.wall_us) + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
     ' · compute ' + dur(S.totals.compute_us) + ' (' + pct(S.totals.compute_us, procTime) + ')' +
-    ' · both at once ' + dur(S.totals.overlap_us) + ' · other ' + dur(S.totals.other_us) + ' (' + pct(S.totals.other_us, procTime) + ')' + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written);
+    ' · both at once ' + dur(S.totals.overlap_us) + ' · data wait ' + dur(S.phases.totals.wait_us) + ' (' + pct(S.phases.totals.wait_us, procTime) + ')' +
+    ' · other ' + dur(S.totals.other_us) + ' (' + pct(S.totals.other_us, procTime) + ')' + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written) +
+    (S.phases.totals.verdict ? ' · ' + S.phases.totals.verdict : '') +
+    (S.device ? ' · device busy ' + dur(S.device.busy_us) + ' (' + pct(S.device.busy_us, procTime) + '), top kernels ' + S.device.kernels.slice(0, 3).map(function (k) { return k.name + ' ' + dur(k.device_us); }).join(', ') : '');
 
   var charts = [];
   var pending = 0;
@@ -186,9 +189,30 @@ export const REPORT_CLIENT = `
   table('processes', ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'other', 'idle', 'read', 'written'],
     S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.other_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
     [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
-  table('names', ['cat', 'name', 'count', 'total', 'mean', 'p50', 'p99', 'max'],
-    S.by_name.slice(0, 50).map(function (r) { return [r.cat, r.name, count(r.count), dur(r.total_us), dur(r.mean_us), dur(r.p50_us), dur(r.p99_us), dur(r.max_us)]; }),
-    [0, 0, 1, 1, 1, 1, 1, 1]);
+  table('names', ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
+    S.by_name.slice().sort(function (a, b) { return b.self_us - a.self_us; }).slice(0, 50).map(function (r) { return [r.cat, r.name, count(r.count), dur(r.busy_us), dur(r.self_us), dur(r.total_us), dur(r.mean_us), dur(r.p50_us), dur(r.p99_us), dur(r.max_us)]; }),
+    [0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+  function phaseRows(list) {
+    return list.map(function (e) { return [e.label, e.pid, dur(e.wall_us), dur(e.compute_us), dur(e.wait_us), dur(e.io_only_us), dur(e.other_us), dur(e.idle_us), dur(e.io_us), bytes(e.bytes_read), e.verdict]; });
+  }
+  var PH = ['', 'pid', 'wall', 'compute', 'data wait', 'I/O only', 'other', 'idle', 'I/O (all)', 'read', 'verdict'];
+  var PN = [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0];
+  table('epochs', PH, phaseRows(S.phases.epochs), PN);
+  table('slow-steps', ['step', 'pid', 'wall', 'what made it slow'],
+    S.phases.slowest_steps.map(function (s) { return [s.label, s.pid, dur(s.wall_us), s.reason]; }), [0, 1, 1, 0]);
+  table('steps', PH, phaseRows(S.phases.steps.slice(0, 500)), PN);
+  table('dirs', ['directory', 'files', 'ops', 'read', 'written', 'I/O busy', 'sum of calls', 'bytes/file p50', 'max'],
+    S.file_groups.slice(0, 50).map(function (d) { return [d.dir, count(d.files), count(d.ops), bytes(d.bytes_read), bytes(d.bytes_written), dur(d.busy_us), dur(d.io_us), bytes(d.file_bytes_p50), bytes(d.file_bytes_max)]; }),
+    [2, 1, 1, 1, 1, 1, 1, 1, 1]);
+  if (D.comparison) {
+    var C = D.comparison;
+    function val(u, v) { return u === 'us' ? dur(v) : u === 'bytes' ? bytes(v) : count(Math.round(v)); }
+    function sgn(u, v) { return (v > 0 ? '+' : v < 0 ? '−' : '') + val(u, Math.abs(v)); }
+    table('comparison', ['', 'this run', 'other run', 'change', ''],
+      C.figures.map(function (f) { return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%']; }), [0, 1, 1, 1, 1]);
+    table('comparison-names', ['cat', 'name', 'this run', 'other run', 'change'],
+      C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; }), [0, 0, 1, 1, 1]);
+  }
   table('files', ['file', 'ops', 'read', 'read bandwidth', 'written', 'write bandwidth', 'I/O time'],
     S.files.slice(0, 50).map(function (f) { return [f.file, count(f.ops), bytes(f.bytes_read), f.read_bandwidth ? bytes(f.read_bandwidth) + '/s' : '–', bytes(f.bytes_written), f.write_bandwidth ? bytes(f.write_bandwidth) + '/s' : '–', dur(f.io_us)]; }),
     [2, 1, 1, 1, 1, 1, 1]);

@@ -120,15 +120,13 @@ describe('summary figures equal values computed independently', () => {
 });
 
 describe('the I/O / compute split', () => {
-  it('is the same in memory (whole, or in batches of processes) and in DuckDB (memory-bounded)', async () => {
+  it('gives each process of several traces the split it has alone', async () => {
     const a = join(dir, 'splitA.pfw.gz');
     const b = join(dir, 'splitB.pfw.gz');
     writeSyntheticTrace({ path: a, events: 20_000, seed: 3 });
     writeSyntheticTrace({ path: b, events: 12_000, seed: 5, pid: 6161 });
-    const split = (s: Summary) => s.per_process.map((p) => [p.pid, p.io_us, p.compute_us, p.overlap_us, p.idle_us]);
+    const split = (s: Summary) => s.per_process.map((p) => [p.pid, p.io_us, p.compute_us, p.overlap_us, p.other_us, p.idle_us]);
     const whole = await summarize([a, b], { threads: 2 });
-    const batches = await summarize([a, b], { threads: 2, splitInMemoryMax: 15_000 }); // B in memory, A by DuckDB
-    const duck = await summarize([a, b], { threads: 2, splitInMemoryMax: 0 });
     expect(whole.per_process.map((p) => [p.pid, p.events])).toEqual([
       [4242, 20_000],
       [6161, 12_000],
@@ -136,11 +134,10 @@ describe('the I/O / compute split', () => {
     expect(whole.totals.io_us).toBeGreaterThan(0);
     expect(whole.totals.compute_us).toBeGreaterThan(0);
     expect(whole.totals.overlap_us).toBeGreaterThan(0);
-    expect(split(batches)).toEqual(split(whole));
-    expect(split(duck)).toEqual(split(whole));
+    expect(split(whole)).toEqual([...split(await summarize([a], { threads: 2 })), ...split(await summarize([b], { threads: 1 }))]);
   });
 
-  it('ignores children with nothing inside their parent, in memory and in DuckDB alike', async () => {
+  it('ignores children with nothing inside their parent', async () => {
     const path = join(dir, 'stray-child.pfw.gz');
     const t0 = 1760934170000000;
     const w = new TraceWriter({ path, pid: 7070 });
@@ -151,10 +148,8 @@ describe('the I/O / compute split', () => {
     w.exit(step, t0 + 200);
     w.complete('late', 'POSIX', t0 + 250, 10, { parent: step, tid: 7071 }); // after its parent ended
     w.close();
-    for (const splitInMemoryMax of [undefined, 0]) {
-      const p = (await summarize([path], { threads: 1, splitInMemoryMax })).per_process[0]!;
-      expect([p.compute_us, p.io_us, p.overlap_us]).toEqual([70, 40, 0]);
-    }
+    const p = (await summarize([path], { threads: 1 })).per_process[0]!;
+    expect([p.compute_us, p.io_us, p.overlap_us]).toEqual([70, 40, 0]);
   });
 
   it('splits the events of lines without a pid as one process of their own', async () => {
@@ -162,10 +157,8 @@ describe('the I/O / compute split', () => {
     const ev = (id: number, name: string, cat: string, ts: number, dur: number, parent: number) =>
       JSON.stringify({ id, name, cat, tid: 1, ts: 1760934170000000 + ts, dur, ph: 'X', args: { level: parent < 0 ? 1 : 2, p_idx: parent } });
     writeFileSync(path, ['[', ev(2, 'read', 'POSIX', 10, 20, 1), ev(1, 'step', 'compute', 0, 100, -1), ''].join('\n'));
-    for (const splitInMemoryMax of [undefined, 0]) {
-      const p = (await summarize([path], { threads: 1, splitInMemoryMax })).per_process;
-      expect(p.map((x) => [x.events, x.io_us, x.compute_us])).toEqual([[2, 20, 80]]);
-    }
+    const p = (await summarize([path], { threads: 1 })).per_process;
+    expect(p.map((x) => [x.events, x.io_us, x.compute_us])).toEqual([[2, 20, 80]]);
   });
 });
 

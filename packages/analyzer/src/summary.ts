@@ -1,8 +1,9 @@
 /**
  * `dftracer summary`: wall time, time by cat and name, I/O bytes and bandwidth per file, I/O vs
  * compute vs overlapped time per process and in total, top files and top events. Computed by DuckDB
- * over one scan of the traces (`loadTraces`), but for the I/O / compute split, which is swept in
- * memory over the events' numbers (`time-split.ts`).
+ * over one scan of the traces (`loadTraces`); every interval figure (busy and self time, the
+ * I/O / compute split, epochs and steps, directories' busy time) comes from one pass over the
+ * events sorted by process and start (`timeline/`), which holds only the events running at once.
  *
  * Definitions (all times integer µs):
  * - Kinds as dfanalyzer splits time, extended (`kindSql`): I/O = cat POSIX or STDIO (and `io`
@@ -18,7 +19,12 @@
  */
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
-import { splitTime, type SplitColumns } from './time-split.js';
+import { deviceStats, type DeviceStats } from './device.js';
+import { buildFileDirs, fileGroups, type FileGroup } from './file-groups.js';
+import { HOST_EVENTS, nameTimes } from './name-times.js';
+import { buildWindows, computePhases, type Phases } from './phases.js';
+import { formatPhases } from './phases-format.js';
+import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
@@ -26,7 +32,12 @@ export interface NameStats {
   cat: string;
   name: string;
   count: number;
+  /** Sum of the spans' durations: overlapping and nested spans add up (can exceed wall time). */
   total_us: number;
+  /** Union of its spans' intervals per process (wall time with at least one running), summed over processes. */
+  busy_us: number;
+  /** Union of its spans' self time (outside their children) per process, summed over processes. */
+  self_us: number;
   mean_us: number;
   p50_us: number;
   p99_us: number;
@@ -37,7 +48,10 @@ export interface NameStats {
 export interface CatStats {
   cat: string;
   count: number;
+  /** Sum over overlapping and nested spans. */
   total_us: number;
+  busy_us: number;
+  self_us: number;
 }
 
 export interface FileStats {
@@ -119,6 +133,12 @@ export interface Summary {
   top_events: TopEvent[];
   /** Whether p50/p99 are exact or t-digest estimates (beyond 20 M events). */
   percentiles: 'exact' | 'approximate';
+  /** Files with I/O grouped by directory, most bytes first. */
+  file_groups: FileGroup[];
+  /** Per process, epoch and step: compute, I/O, data wait, overlap, idle and a verdict. */
+  phases: Phases;
+  /** GPU device time, when the trace has it. */
+  device: DeviceStats | null;
   /** What the counter tracks say per process (`"ph":"C"` records: memory, CPU, event loop, GC, tfjs tensors); empty without them. */
   counters: ProcessCounters[];
 }
@@ -129,12 +149,6 @@ export interface SummaryOptions {
   threads?: number;
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
-  /**
-   * Events of consecutive processes split into I/O and compute time in memory at once (default
-   * 12 M, about 1.2 GiB at the peak); a process with more is split by DuckDB, memory-bounded but
-   * slower.
-   */
-  splitInMemoryMax?: number;
   /** Categories counted as compute besides compute, dynamo and PP. */
   computeCats?: readonly string[];
 }
@@ -144,10 +158,8 @@ export const EXACT_QUANTILE_MAX = 20_000_000;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
-type Lengths = { io: number; comp: number; any: number; all: number };
-const procKey = (trace: unknown, pid: unknown) => `${String(trace)}\u0000${pid == null ? 'null' : num(pid)}`;
-/** A number as SQL, NULL for a missing one (a line without a pid still belongs to some process). */
-const sqlNumber = (v: unknown): string => (v == null ? 'NULL' : String(num(v)));
+/** A process by its trace and pid (a line without a pid: its trace's process -1). */
+const procKey = (trace: unknown, pid: unknown) => `${num(trace)}\u0000${pid == null ? -1 : num(pid)}`;
 
 /** Compute the summary of a set of trace files. */
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
@@ -162,22 +174,20 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
-  // The split reads its columns out of DuckDB and sweeps them in JS, on a second connection,
-  // while DuckDB answers the grouped queries on this one.
-  const second = await duck.connect();
-  const split = timeSplit(second, opts.splitInMemoryMax);
-  try {
-    const summary = await groupedSummary(duck, files, opts, split);
-    summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
-    return summary;
-  } finally {
-    await split.catch(() => undefined); // settled before its connection closes
-    second.close();
-  }
+  // events without p_idx (older layouts) nest by time on their thread
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters FROM ev WHERE ph IN ('X', 'C')`);
+  await buildFileDirs(duck);
+  const sources = await buildWindows(duck);
+  // every interval figure comes from one sorted pass
+  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0 });
+  const summary = await groupedSummary(duck, files, opts, timeline, sources);
+  // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
+  if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+  return summary;
 }
 
-/** Everything but the split, which comes in as a promise and is awaited last. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, splitting: Promise<Map<string, Lengths>>): Promise<Summary> {
+/** The grouped figures, and the interval figures of the pass. */
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: Awaited<ReturnType<typeof buildWindows>>): Promise<Summary> {
   const top = opts.top ?? 10;
   const [overview] = await duck.all(`SELECT
       count(*) FILTER (WHERE ph = 'X') AS events,
@@ -191,31 +201,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
   const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
   const q = exact ? 'quantile_cont' : 'approx_quantile';
-  const byName = (
-    await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
+  const nameRows = await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
         ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ph = 'X' GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`)
-  ).map(
-    (r): NameStats => ({
-      cat: String(r.cat),
-      name: String(r.name),
-      count: num(r.count),
-      total_us: num(r.total_us),
-      mean_us: num(r.mean_us),
-      p50_us: num(r.p50_us),
-      p99_us: num(r.p99_us),
-      min_us: num(r.min_us),
-      max_us: num(r.max_us),
-    }),
-  );
-  const byCat = new Map<string, CatStats>();
-  for (const r of byName) {
-    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0 };
-    c.count += r.count;
-    c.total_us += r.total_us;
-    byCat.set(r.cat, c);
-  }
-
+      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`);
   const fileRows = (
     await duck.all(`SELECT e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
         count(*) FILTER (WHERE op = 1) AS reads, count(*) FILTER (WHERE op = 2) AS writes,
@@ -249,7 +237,34 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
-  const split = await splitting;
+  const topEvents = await topEventRows(duck, top);
+  const device = await deviceStats(duck, top);
+  const times = nameTimes(tl);
+  const byName = nameRows.map(
+    (r): NameStats => ({
+      cat: String(r.cat),
+      name: String(r.name),
+      count: num(r.count),
+      total_us: num(r.total_us),
+      busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
+      self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
+      mean_us: num(r.mean_us),
+      p50_us: num(r.p50_us),
+      p99_us: num(r.p99_us),
+      min_us: num(r.min_us),
+      max_us: num(r.max_us),
+    }),
+  );
+  const byCat = new Map<string, CatStats>();
+  for (const r of byName) {
+    const t = times.byCat.get(r.cat);
+    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0, busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
+    c.count += r.count;
+    c.total_us += r.total_us;
+    byCat.set(r.cat, c);
+  }
+
+  const split = new Map(tl.procTrace.map((t, g) => [procKey(t, tl.procPid[g]), { io: tl.io[g]!, comp: tl.compute[g]!, any: tl.either[g]!, all: tl.all[g]! }]));
   const perProcess = procRows.map((r): ProcessStats => {
     const k = procKey(r.trace, r.pid);
     const s = split.get(k) ?? { io: 0, comp: 0, any: 0, all: 0 };
@@ -279,21 +294,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
-  const topEvents = (
-    await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
-      WHERE e.ph = 'X' AND e.kind <> 0 ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
-  ).map(
-    (r): TopEvent => ({
-      name: String(r.name),
-      cat: String(r.cat),
-      pid: num(r.pid),
-      tid: num(r.tid),
-      ts: num(r.ts),
-      dur: num(r.dur),
-      file: str(r.file ?? null),
-    }),
-  );
-
+  const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration });
+  const groups = await fileGroups(duck, tl.busyByDir);
   const o = overview ?? {};
   return {
     traces: files,
@@ -312,6 +314,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     files: fileRows,
     top_events: topEvents,
     percentiles: exact ? 'exact' : 'approximate',
+    file_groups: groups,
+    phases,
+    device,
     counters: [],
   };
 }
@@ -320,7 +325,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
  * SQL for the intervals in which each process computes: the *self time* of compute events, i.e.
  * each compute event's interval minus the union of its children's intervals (children found by
  * p_idx, on any thread or lane), clipped to the parent. Rows: trace, pid, ts, te; of the events
- * `where` selects. (`summary` computes the same in memory: `time-split.ts`.)
+ * `where` selects. (`summary` computes the same in its one pass: `timeline/`.)
  */
 export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     SELECT trace, pid, id, p_idx, ts, ts + dur AS te, kind FROM ev WHERE (${where}) AND ph = 'X'
@@ -347,159 +352,136 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
 
-/**
- * Events of consecutive processes are split in memory in batches of at most this many (about
- * 100 bytes per event at the peak: 1.2–1.3 GiB RSS at 10 M events); a process with more is split
- * by DuckDB, which spills to disk and keeps memory bounded but is slower (10 M events: 15 s
- * against 3.5 s).
- */
-export const SPLIT_IN_MEMORY_MAX = 12_000_000;
-
-
-/** Union lengths per process (I/O, compute self time, either), keyed by `procKey`. */
-async function timeSplit(duck: Duck, inMemoryMax = SPLIT_IN_MEMORY_MAX): Promise<Map<string, Lengths>> {
-  const procs = await duck.all(`SELECT trace, pid, count(*) AS n FROM ev WHERE ph = 'X' AND ts IS NOT NULL GROUP BY trace, pid ORDER BY trace, pid`);
-  const out = new Map<string, Lengths>();
-  for (let i = 0; i < procs.length; ) {
-    let j = i;
-    let rows = 0;
-    while (j < procs.length && rows + num(procs[j]!.n) <= inMemoryMax) rows += num(procs[j++]!.n);
-    if (j === i) {
-      const { trace, pid } = procs[i++]!;
-      out.set(procKey(trace, pid), await sqlTimeSplit(duck, `trace = ${num(trace)} AND pid IS NOT DISTINCT FROM ${sqlNumber(pid)}`));
-    } else {
-      const batch = procs.slice(i, j);
-      const split = await memoryTimeSplit(duck, batch, rows);
-      batch.forEach((r, g) => out.set(procKey(r.trace, r.pid), split[g]!));
-      i = j;
-    }
-  }
-  return out;
+async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
+  return (
+    await duck.all(`SELECT e.name, e.cat, e.pid, e.tid, e.ts, e.dur, fh.path AS file FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
+      WHERE e.ph = 'X' AND e.kind <> 0 AND NOT coalesce(e.dev, false) ORDER BY e.dur DESC, e.ts LIMIT ${Math.max(0, Math.floor(top))}`)
+  ).map(
+    (r): TopEvent => ({
+      name: String(r.name),
+      cat: String(r.cat),
+      pid: num(r.pid),
+      tid: num(r.tid),
+      ts: num(r.ts),
+      dur: num(r.dur),
+      file: str(r.file ?? null),
+    }),
+  );
 }
 
-/** The split of a batch of processes: their events' numbers read out of DuckDB and swept in memory. */
-async function memoryTimeSplit(duck: Duck, procs: Row[], rows: number): Promise<Lengths[]> {
-  const values = procs.map((r, g) => `(${num(r.trace)}, ${sqlNumber(r.pid)}, ${g})`).join(', ');
-  const F = Float64Array;
-  const sql = (group: string) => `WITH p(trace, pid, g) AS (VALUES ${values})
-    SELECT ${group}coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -1)::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, e.kind::DOUBLE
-    FROM ev e JOIN p ON p.trace = e.trace AND p.pid IS NOT DISTINCT FROM e.pid WHERE e.ph = 'X' AND e.ts IS NOT NULL`;
-  let c: SplitColumns;
-  if (procs.length === 1) {
-    // one process (a trace file each, the usual case): no group column
-    const { rows: n, columns } = await duck.numbers(sql(''), [F, F, F, F, Uint8Array], rows);
-    const [id, parent, ts, te, kind] = columns;
-    c = { rows: n, groups: 1, id, parent, ts, te, kind };
-  } else {
-    const { rows: n, columns } = await duck.numbers(sql('p.g::DOUBLE, '), [Uint32Array, F, F, F, F, Uint8Array], rows);
-    const [group, id, parent, ts, te, kind] = columns;
-    c = { rows: n, groups: procs.length, group, id, parent, ts, te, kind };
-  }
-  const len = splitTime(c);
-  return procs.map((_, g) => ({ io: len.io[g]!, comp: len.compute[g]!, any: len.either[g]!, all: len.all[g]! }));
-}
+/** Files listed one by one up to this many; beyond, grouped by directory (unless asked). */
+export const FILES_LISTED_MAX = 20;
 
-/**
- * The split of one process by DuckDB (memory-bounded): its I/O intervals and compute self-time
- * segments sorted by start, each adding what reaches past the latest end seen before it (per
- * kind, and for both kinds together: the larger of the two).
- */
-async function sqlTimeSplit(duck: Duck, where: string): Promise<Lengths> {
-  const [r] = await duck.all(`WITH k AS (
-      SELECT ts, ts + dur AS te, kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 1
-      UNION ALL
-      SELECT ts, te, 2 AS kind FROM (${computeSegmentsSql(where)})
-      UNION ALL
-      SELECT ts, ts + dur AS te, 3 AS kind FROM ev WHERE ${where} AND ph = 'X' AND dur > 0 AND kind = 3
-    ), w AS (
-      SELECT kind, ts, te,
-        max(CASE WHEN kind = 1 THEN te END) OVER w AS pio,
-        max(CASE WHEN kind = 2 THEN te END) OVER w AS pco,
-        max(te) OVER w AS pall
-      FROM k WINDOW w AS (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ), s AS (
-      SELECT *, greatest(coalesce(pio, 0), coalesce(pco, 0)) AS pany FROM w
-    )
-    SELECT
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pio, 0)))) FILTER (WHERE kind = 1), 0) AS io,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pco, 0)))) FILTER (WHERE kind = 2), 0) AS comp,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pany, 0)))) FILTER (WHERE kind <> 3), 0) AS anyk,
-      coalesce(sum(greatest(0, te - greatest(ts, coalesce(pall, 0)))), 0) AS allk
-    FROM s`);
-  return { io: num(r?.io), comp: num(r?.comp), any: num(r?.anyk), all: num(r?.allk) };
+export interface FormatOptions {
+  /** Rows of the top tables (default 10). */
+  top?: number;
+  /** List single files even when there are many. */
+  files?: boolean;
+  /** Only the epoch or the step view (with the overview lines). */
+  by?: 'epoch' | 'step';
 }
 
 /** The summary as readable tables. */
-export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
+export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   const top = opts.top ?? 10;
   const out: string[] = [];
   const t = s.totals;
+  const ph = s.phases.totals;
   const procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0);
   out.push(
     `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}`,
   );
   out.push(
-    `I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)})  compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  both at once ${fmtDuration(t.overlap_us)} (${fmtPct(t.overlap_us, procTime)})  ` +
-      `other ${fmtDuration(t.other_us)} (${fmtPct(t.other_us, procTime)})  ` +
-      `read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
+    `compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  data wait ${fmtDuration(ph.wait_us)} (${fmtPct(ph.wait_us, procTime)})  I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)}, ${fmtDuration(t.overlap_us)} of it under compute)  ` +
+      `other ${fmtDuration(ph.other_us)}  idle ${fmtDuration(ph.idle_us)}  read ${fmtBytes(s.bytes_read)}  written ${fmtBytes(s.bytes_written)}`,
   );
+  if (ph.verdict) out.push(`verdict: ${ph.verdict}`);
+  if (s.device) out.push(formatDevice(s, procTime));
   out.push(...formatCounters(s.counters ?? []));
   out.push('');
+  if (opts.by) {
+    out.push(formatPhases(s.phases, { by: opts.by, processes: s.processes, top }));
+    return out.join('\n');
+  }
+  const phases = formatPhases(s.phases, { processes: s.processes, top: Math.min(top, 5) });
+  if (phases) out.push(phases, '');
   out.push('Processes');
   out.push(
     renderTable(
-      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
-      s.per_process.map((p) => [
-        String(p.pid),
-        ellipsizeLeft(p.name ?? basename(p.trace), 28),
-        p.host ?? '',
-        String(p.threads),
-        fmtCount(p.events),
-        fmtDuration(p.wall_us),
-        fmtDuration(p.io_us),
-        fmtDuration(p.compute_us),
-        fmtDuration(p.overlap_us),
-        fmtDuration(p.io_only_us),
-        fmtDuration(p.other_us),
-        fmtDuration(p.idle_us),
-        fmtBytes(p.bytes_read),
-        fmtBytes(p.bytes_written),
-      ]),
-      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'compute', 'data wait', 'I/O', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
+      s.per_process.map((p) => {
+        const f = s.phases.processes.find((x) => x.pid === p.pid && s.traces[x.trace] === p.trace);
+        return [
+          String(p.pid),
+          ellipsizeLeft(p.name ?? basename(p.trace), 28),
+          p.host ?? '',
+          String(p.threads),
+          fmtCount(p.events),
+          fmtDuration(p.wall_us),
+          fmtDuration(p.compute_us),
+          fmtDuration(f?.wait_us ?? 0),
+          fmtDuration(p.io_us),
+          fmtDuration(p.overlap_us),
+          fmtDuration(p.io_only_us),
+          fmtDuration(p.other_us),
+          fmtDuration(p.idle_us),
+          fmtBytes(p.bytes_read),
+          fmtBytes(p.bytes_written),
+        ];
+      }),
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');
-  out.push('Time by category');
+  out.push('Time by category (busy: wall time with at least one span running; self: outside their children; sum: over overlapping and nested spans)');
   out.push(
     renderTable(
-      ['cat', 'count', 'total'],
-      s.by_cat.map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.total_us)]),
-      ['l', 'r', 'r'],
+      ['cat', 'count', 'busy', 'self', 'sum of spans'],
+      s.by_cat.filter((c) => c.cat !== 'dftracer').map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.busy_us), fmtDuration(c.self_us), fmtDuration(c.total_us)]),
+      ['l', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');
-  out.push('Time by name');
+  out.push('Time by name (most self time first)');
+  const names = [...s.by_name].filter((r) => r.cat !== 'dftracer').sort((a, b) => b.self_us - a.self_us || b.total_us - a.total_us);
+  const shown = Math.max(top, 20);
   out.push(
     renderTable(
-      ['cat', 'name', 'count', 'total', 'mean', 'p50', 'p99', 'max'],
-      s.by_name
-        .slice(0, Math.max(top, 20))
-        .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
+      names
+        .slice(0, shown)
+        .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.busy_us), fmtDuration(r.self_us), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
-  if (s.by_name.length > Math.max(top, 20)) out.push(`… ${s.by_name.length - Math.max(top, 20)} more (--json for all)`);
+  if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
   out.push('');
-  out.push(`Files (top ${Math.min(top, s.files.length)} of ${fmtCount(s.files.length)} by bytes)`);
-  out.push(
-    renderTable(
-      ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
-      s.files
-        .slice(0, top)
-        .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
-    ),
-  );
+  if (opts.files || s.files.length <= FILES_LISTED_MAX) {
+    const listed = opts.files ? s.files.length : Math.min(top, s.files.length);
+    out.push(`Files (top ${listed} of ${fmtCount(s.files.length)} by bytes)`);
+    out.push(
+      renderTable(
+        ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
+        s.files
+          .slice(0, listed)
+          .map((f) => [ellipsizeLeft(f.file, 48), fmtCount(f.ops), fmtBytes(f.bytes_read), fmtRate(f.read_bandwidth), fmtBytes(f.bytes_written), fmtRate(f.write_bandwidth), fmtDuration(f.io_us)]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  } else {
+    const g = s.file_groups;
+    out.push(`Files by directory (${fmtCount(s.files.length)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
+    out.push(
+      renderTable(
+        ['directory', 'files', 'ops', 'read', 'written', 'I/O busy', 'sum of calls', 'bytes/file p50', 'min', 'max'],
+        g
+          .slice(0, top)
+          .map((d) => [ellipsizeLeft(d.dir, 48), fmtCount(d.files), fmtCount(d.ops), fmtBytes(d.bytes_read), fmtBytes(d.bytes_written), fmtDuration(d.busy_us), fmtDuration(d.io_us), fmtBytes(d.file_bytes_p50), fmtBytes(d.file_bytes_min), fmtBytes(d.file_bytes_max)]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    if (g.length > top) out.push(`… ${g.length - top} more directories (--top N, or --json for all)`);
+  }
   out.push('');
   out.push(`Longest events (top ${s.top_events.length})`);
   out.push(
@@ -510,4 +492,16 @@ export function formatSummary(s: Summary, opts: { top?: number } = {}): string {
     ),
   );
   return out.join('\n');
+}
+
+/** The device line: GPU busy time and the kernels with the most device time. */
+export function formatDevice(s: Summary, procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0)): string {
+  const d = s.device;
+  if (!d) return '';
+  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of wall) on ${d.tracks.join(', ')}; ` : '';
+  const kernels = d.kernels
+    .slice(0, 5)
+    .map((k) => `${k.name} ${fmtDuration(k.device_us)}`)
+    .join(', ');
+  return `device: ${busy}top kernels by device time: ${kernels}`;
 }

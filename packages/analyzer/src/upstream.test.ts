@@ -1,5 +1,5 @@
 /**
- * Genuine DFTracer layouts: the committed fixtures (made by `testing/upstream.ts`, and
+ * Genuine DFTracer layouts: the committed fixtures (made by `upstream.test-util.ts`, and
  * pydftracer's own v1.0.15 example verbatim) and, when the shared data is beside the clone, the
  * real upstream traces in `../shared/data/upstream-samples`. `validate` accepts them with the
  * expected warnings and fails them under --strict; `summary` gives exact byte totals.

@@ -1,7 +1,8 @@
 /**
- * Reads a finished trace back with the analyzer: validates it, prints where the time went (I/O,
- * compute, other), the top files and kernels, writes the HTML report, and prints the commands that
- * do the same from the repository root.
+ * Reads a finished trace back with the analyzer: validates it, prints where the time went (compute,
+ * data wait, I/O, idle) with a verdict, each epoch and the slowest steps, busy and self time by
+ * category, files by directory and the top kernels, writes the HTML report, and prints the commands
+ * that do the same from the repository root.
  */
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -33,14 +34,25 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
 
   const s = await summarize([file], { top });
   const t = s.totals;
+  const ph = s.phases.totals;
   const wall = s.wall_us;
-  console.log(`\nwhere the time went (wall ${ms(wall)})`);
-  console.log(`  I/O      ${ms(t.io_us).padStart(10)}  ${pct(t.io_us, wall).padStart(5)}   read ${kib(s.bytes_read)}, wrote ${kib(s.bytes_written)}`);
-  console.log(`  compute  ${ms(t.compute_us).padStart(10)}  ${pct(t.compute_us, wall).padStart(5)}`);
-  console.log(`  other    ${ms(t.other_us).padStart(10)}  ${pct(t.other_us, wall).padStart(5)}   (in data loading and pipeline spans, with neither)`);
-  if (t.idle_us > 0) console.log(`  idle     ${ms(t.idle_us).padStart(10)}  ${pct(t.idle_us, wall).padStart(5)}   (inside no event)`);
-  if (t.overlap_us > 0) console.log(`  I/O and compute at once: ${ms(t.overlap_us)}`);
+  console.log(`\nwhere the time went (wall ${ms(wall)}): ${ph.verdict}`);
+  console.log(`  compute    ${ms(ph.compute_us).padStart(10)}  ${pct(ph.compute_us, wall).padStart(5)}${s.device ? '   (GPU device time included)' : ''}`);
+  console.log(`  data wait  ${ms(ph.wait_us).padStart(10)}  ${pct(ph.wait_us, wall).padStart(5)}   (the loader kept the step waiting)`);
+  console.log(`  I/O only   ${ms(ph.io_only_us).padStart(10)}  ${pct(ph.io_only_us, wall).padStart(5)}   (I/O ${ms(t.io_us)} in all, read ${kib(s.bytes_read)}, wrote ${kib(s.bytes_written)})`);
+  console.log(`  other      ${ms(ph.other_us).padStart(10)}  ${pct(ph.other_us, wall).padStart(5)}   (preprocessing, evaluation…)`);
+  console.log(`  idle       ${ms(ph.idle_us).padStart(10)}  ${pct(ph.idle_us, wall).padStart(5)}`);
+  if (s.device) console.log(`  device: busy ${ms(s.device.busy_us)} (${pct(s.device.busy_us, wall)}), top kernels ${s.device.kernels.slice(0, 3).map((k) => `${k.name} ${ms(k.device_us)}`).join(', ')}`);
 
+  if (s.phases.epochs.length > 0) {
+    console.log(`\nby epoch            wall     compute   data wait   read`);
+    for (const e of s.phases.epochs)
+      console.log(`  ${e.label.padEnd(10)} ${ms(e.wall_us).padStart(10)} ${ms(e.compute_us).padStart(10)} ${ms(e.wait_us).padStart(10)}  ${kib(e.bytes_read)}  ${e.verdict}`);
+  }
+  if (s.phases.median_step) {
+    console.log(`\n${s.phases.steps.length} steps, median ${ms(s.phases.median_step.wall_us)}; the slowest:`);
+    for (const x of s.phases.slowest_steps.slice(0, 3)) console.log(`  ${x.label.padEnd(18)} ${ms(x.wall_us).padStart(10)}  ${x.reason}`);
+  }
   // The counter tracks beside the events (memory, CPU, event loop, GC, tfjs tensors).
   for (const p of s.counters) {
     if (p.rss || p.heap_used) console.log(`\nmemory   rss peak ${p.rss ? kib(p.rss.peak) : '–'}, heap peak ${p.heap_used ? kib(p.heap_used.peak) : '–'}${p.tfjs ? `, tfjs peak ${p.tfjs.peak_tensors.toLocaleString('en')} tensors (${kib(p.tfjs.peak_bytes)})` : ''}`);
@@ -48,18 +60,21 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
     if (p.tfjs) console.log(`  tensor leak: ${p.tfjs.verdict}`);
   }
 
-  console.log(`\ntime by category`);
-  for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer')) console.log(`  ${c.cat.padEnd(12)} ${String(c.count).padStart(7)} events  ${ms(c.total_us).padStart(10)}`);
 
-  console.log(`\ntop files (of ${s.files.length})`);
-  for (const f of s.files.slice(0, top)) console.log(`  ${kib(f.bytes_read).padStart(10)} read in ${String(f.reads).padStart(3)} calls  ${ms(f.io_us).padStart(9)}  ${f.file}`);
+  console.log(`\ntime by category      busy       self   (sum of spans)`);
+  for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer'))
+    console.log(`  ${c.cat.padEnd(12)} ${ms(c.busy_us).padStart(10)} ${ms(c.self_us).padStart(10)}   (${ms(c.total_us)} over ${c.count} events)`);
 
-  // dynamo's kernel events (function.<Kernel>), else the profiler's
+  console.log(`\nfiles: ${s.files.length} in ${s.file_groups.length} director${s.file_groups.length === 1 ? 'y' : 'ies'}`);
+  for (const g of s.file_groups.slice(0, top))
+    console.log(`  ${String(g.files).padStart(5)} files ${kib(g.bytes_read).padStart(10)} read  I/O busy ${ms(g.busy_us).padStart(9)}  ${g.dir}`);
+
+  // dynamo's kernels by self time (function.<Kernel>), else the profiler's
   const dynamoKernels = s.by_name.filter((n) => n.cat === 'dynamo' && n.name.startsWith('function.'));
-  const kernels = (dynamoKernels.length > 0 ? dynamoKernels : s.by_name.filter((n) => n.cat === 'PP')).sort((a, b) => b.total_us - a.total_us);
-  const compute = kernels.length > 0 ? kernels : s.by_name.filter((n) => n.cat === 'compute').sort((a, b) => b.total_us - a.total_us);
-  console.log(kernels.length > 0 ? '\ntop kernels' : '\ntop compute events');
-  for (const n of compute.slice(0, top)) console.log(`  ${ms(n.total_us).padStart(10)}  ${String(n.count).padStart(6)} calls  ${n.cat}/${n.name}`);
+  const kernels = (dynamoKernels.length > 0 ? dynamoKernels : s.by_name.filter((n) => n.cat === 'PP')).sort((a, b) => b.self_us - a.self_us);
+  const compute = kernels.length > 0 ? kernels : s.by_name.filter((n) => n.cat === 'compute').sort((a, b) => b.self_us - a.self_us);
+  console.log(kernels.length > 0 ? '\ntop kernels (self time)' : '\ntop compute events (self time)');
+  for (const n of compute.slice(0, top)) console.log(`  ${ms(n.self_us).padStart(10)}  ${String(n.count).padStart(6)} calls  ${n.cat}/${n.name}`);
 
   let report: string | null = null;
   if (opts.report) {
@@ -71,6 +86,7 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   console.log(`\nfrom the repository root:`);
   console.log(`  npx -y pnpm@9 dftracer validate ${file}`);
   console.log(`  npx -y pnpm@9 dftracer summary ${file}`);
+  console.log(`  npx -y pnpm@9 dftracer summary --by step ${file}`);
   console.log(`  npx -y pnpm@9 dftracer report ${file} -o ${join(dirname(file), 'report.html')} --force`);
   console.log(`  or open the trace in https://ui.perfetto.dev`);
   return { summary: s, problems: v.problems, report };

@@ -1,4 +1,5 @@
-import { readJsonSql, type Duck } from '../duck.js';
+import type { Duck } from '../duck.js';
+import { readJsonSql } from '../read-json.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
 import { steadyGrowth, type Growth, type StepMark } from './leak.js';
 

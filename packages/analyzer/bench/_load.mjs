@@ -1,0 +1,14 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { mkdtempSync } from 'node:fs'; import { join } from 'node:path'; import { tmpdir } from 'node:os';
+const file = process.argv[2]; const mode = process.argv[3];
+const dir = mkdtempSync(join(tmpdir(), 'x-'));
+const db = await DuckDBInstance.create(mode.includes('mem') ? ':memory:' : join(dir, 'a.duckdb'), { memory_limit: '256MB', temp_directory: dir, preserve_insertion_order: 'false' });
+const c = await db.connect();
+const full = `{'id':'BIGINT','name':'VARCHAR','cat':'VARCHAR','pid':'BIGINT','tid':'BIGINT','ts':'BIGINT','dur':'BIGINT','ph':'VARCHAR','args':'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)'}`;
+const src = `read_json('${file}', format='newline_delimited', ignore_errors=true, compression='gzip', maximum_object_size=1048576, filename=true, columns=${full})`;
+const t0 = performance.now();
+if (mode === 'count') await c.run(`SELECT count(*), sum(dur), count(args.fhash), count(args.step) FROM ${src}`);
+else await c.run(`CREATE ${mode.includes('temp') ? 'TEMP ' : ''}TABLE ev AS SELECT id, name, cat, pid, tid, ts, dur, ph, args.p_idx AS p_idx, args.fhash AS fhash, args.ret AS ret, args.step AS step FROM ${src}`);
+const t1 = performance.now();
+if (mode !== 'count') await c.run(`SELECT count(*), sum(dur), count(fhash), count(distinct name) FROM ev`);
+console.log(mode, ((t1 - t0) / 1000).toFixed(2), ((performance.now() - t1) / 1000).toFixed(2), Math.round(process.resourceUsage().maxRSS / 1024));

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { summarize, formatSummary } from './summary.js';
+import { tempDir } from './fixtures.test-util.js';
+import { writeTrainingTrace } from './training.test-util.js';
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+const figures = (p: { wall_us: number; compute_us: number; wait_us: number; io_us: number; overlap_us: number; io_only_us: number; other_us: number; idle_us: number; bytes_read: number }) => ({
+  wall: p.wall_us,
+  compute: p.compute_us,
+  wait: p.wait_us,
+  io: p.io_us,
+  overlap: p.overlap_us,
+  ioOnly: p.io_only_us,
+  other: p.other_us,
+  idle: p.idle_us,
+  read: p.bytes_read,
+});
+
+describe.each(['ours', 'dlio'] as const)('epoch and step views, %s layout', (layout) => {
+  it('gives each epoch and step its exact figures, and finds the stalled step', async () => {
+    const path = join(dir, `train-${layout}.pfw${layout === 'dlio' ? '' : '.gz'}`);
+    writeTrainingTrace({ path, layout });
+    const s = await summarize([path], { threads: 1 });
+    const p = s.phases;
+    expect(p.epoch_source).toBe(layout === 'ours' ? 'spans' : 'args');
+    expect(p.step_source).toBe(layout === 'ours' ? 'step-arg' : 'compute-span');
+    expect(p.epochs.map((e) => e.label)).toEqual(['epoch 1', 'epoch 2']);
+    // epoch 1: compute 150 + 130, waits 100 + 20, reads 50 + 40 (20 of it under compute, 20 after),
+    // preprocessing 30, nothing 50
+    expect(figures(p.epochs[0]!)).toEqual({ wall: 500, compute: 280, wait: 120, io: 90, overlap: 20, ioOnly: 20, other: 30, idle: 50, read: 5096 });
+    expect(figures(p.epochs[1]!)).toEqual({ wall: 500, compute: 100, wait: 400, io: 0, overlap: 0, ioOnly: 0, other: 0, idle: 0, read: 0 });
+    expect(p.epochs[0]!.verdict).toBe('compute-bound: 56 % computing');
+    expect(p.epochs[1]!.verdict).toBe('I/O-bound: 80 % waiting on data');
+    // steps tile their epoch: from the previous step's end (or the epoch's start) to their last compute
+    expect(p.steps.map((x) => [x.label, x.start_us - s.start_us, x.end_us - s.start_us])).toEqual([
+      ['epoch 1 step 1', 0, 250],
+      ['epoch 1 step 2', 250, 400],
+      ['epoch 2 step 1', 500, 1000],
+    ]);
+    expect(figures(p.steps[0]!)).toEqual({ wall: 250, compute: 150, wait: 100, io: 50, overlap: 0, ioOnly: 0, other: 0, idle: 0, read: 4096 });
+    expect(figures(p.steps[1]!)).toEqual({ wall: 150, compute: 130, wait: 20, io: 20, overlap: 20, ioOnly: 0, other: 0, idle: 0, read: 1000 });
+    expect(p.slowest_steps[0]).toMatchObject({ label: 'epoch 2 step 1', wall_us: 500, reason: 'data wait 400 µs (median step 100 µs)' });
+    // the whole run adds up: compute + wait + I/O only + other + idle = wall
+    expect(figures(p.totals)).toEqual({ wall: 1000, compute: 380, wait: 520, io: 90, overlap: 20, ioOnly: 20, other: 30, idle: 50, read: 5096 });
+
+    const text = formatSummary(s);
+    expect(text).toMatch(/By epoch/);
+    expect(text).toMatch(/epoch 2 .*I\/O-bound: 80 % waiting on data/);
+    expect(text).toMatch(/epoch 2 step 1 .*data wait 400 µs/);
+    expect(formatSummary(s, { by: 'step' })).toMatch(/By step \(3 steps/);
+  });
+
+  it('gives busy and self time per category and name, each at most the wall time', async () => {
+    const path = join(dir, `train-${layout}.pfw${layout === 'dlio' ? '' : '.gz'}`);
+    const s = await summarize([path], { threads: 1 });
+    const cat = (c: string) => s.by_cat.find((x) => x.cat === c)!;
+    expect(cat('POSIX')).toMatchObject({ total_us: 90, busy_us: 90, self_us: 90 });
+    const epochCat = layout === 'ours' ? 'pipeline' : 'dlio_benchmark';
+    // train [0, 1000] + epochs [0, 500] + [500, 1000]: 2000 summed, 1000 busy; self: the 50 µs
+    // nothing else ran in epoch 1 (its children are everything else, by p_idx)
+    expect(cat(epochCat)).toMatchObject({ total_us: 2000, busy_us: 1000, self_us: 50 });
+    // item [5, 95] around its read [10, 60]: 40 µs of self time
+    const item = s.by_name.find((n) => n.name === (layout === 'ours' ? 'item' : 'TorchDataset.__getitem__'))!;
+    expect(item).toMatchObject({ total_us: 90, busy_us: 90, self_us: 40 });
+    for (const r of [...s.by_cat, ...s.by_name]) {
+      expect(r.busy_us).toBeLessThanOrEqual(s.wall_us);
+      expect(r.self_us).toBeLessThanOrEqual(r.busy_us);
+    }
+  });
+});
+
+describe('views over many processes', () => {
+  it('keeps each process its epochs, and sums the totals', async () => {
+    const a = join(dir, 'rank0.pfw.gz');
+    const b = join(dir, 'rank1.pfw.gz');
+    writeTrainingTrace({ path: a, layout: 'ours', pid: 100 });
+    writeTrainingTrace({ path: b, layout: 'ours', pid: 200, stall: 100 });
+    const s = await summarize([a, b], { threads: 2 });
+    expect(s.phases.processes.map((p) => p.pid)).toEqual([100, 200]);
+    expect(s.phases.epochs.filter((e) => e.pid === 200).map((e) => e.wait_us)).toEqual([120, 100]);
+    expect(s.phases.totals.wait_us).toBe(520 + 220);
+    expect(s.phases.totals.wall_us).toBe(2000);
+    expect(formatSummary(s)).toMatch(/epoch 2\s+2\s/); // one row per epoch, 2 processes
+  });
+});

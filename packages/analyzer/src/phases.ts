@@ -1,0 +1,288 @@
+/**
+ * What a training run waited on, per process, per epoch and per step.
+ *
+ * Windows:
+ * - process: its first event's start to its last event's end;
+ * - epoch: `pipeline` spans named `epoch*` (ours `epoch`, pydftracer's `epoch.block`; a process
+ *   with only `epoch.iter` spans uses those), else spans named `*._train` or `*.train_epoch`
+ *   with an `epoch` arg (DLIO's `DLIOBenchmark._train`);
+ * - step, by the first source a process has: compute events with a `step` arg (those of cat
+ *   `compute` when there are any: the ai layer's forward/backward/step; other events' `step`
+ *   args mean other things, as DLIO's sample indices), `ProfilerStep#N` spans, `compute`
+ *   spans named `step`, spans named `*.compute` (DLIO's `TorchFramework.compute`). Steps other
+ *   than profiler spans tile their epoch: a step runs from the previous step's end (or its
+ *   epoch's start) to its own last event's end, so the wait for its batch belongs to it.
+ *
+ * Figures of a window (µs, each at most its wall time):
+ * - compute: the union of the self time of compute events and of GPU device-track events;
+ * - io: the union of I/O calls; overlap: I/O while computing;
+ * - wait: data-loader waits (`*.iter` spans other than epochs, `dataloader`/`fetch`) while not
+ *   computing;
+ * - other: inside other spans' self time (preprocessing, evaluation…) with none of the above;
+ * - idle: the rest of the wall time;
+ * - bytes_read: bytes of the reads that start in it.
+ *
+ * The windows are made here (SQL, small tables); their figures come from the summary's one pass
+ * over the events (`timeline/`), which walks each process's windows as time advances, so no
+ * interval is ever joined to a window.
+ */
+import type { Duck } from './duck.js';
+import { WINDOW_FIGURES, type TimelineResult } from './timeline/timeline-sweep.js';
+
+export interface PhaseFigures {
+  wall_us: number;
+  compute_us: number;
+  io_us: number;
+  wait_us: number;
+  overlap_us: number;
+  /** I/O neither under compute nor inside a data wait: compute + wait + io_only + other + idle = wall. */
+  io_only_us: number;
+  other_us: number;
+  idle_us: number;
+  bytes_read: number;
+}
+
+export type PhaseLevel = 'process' | 'epoch' | 'step';
+
+export interface Phase extends PhaseFigures {
+  level: PhaseLevel;
+  /** Index of the source trace in `Summary.traces`. */
+  trace: number;
+  pid: number;
+  label: string;
+  epoch: number | null;
+  step: number | null;
+  start_us: number;
+  end_us: number;
+  verdict: string;
+}
+
+export interface SlowStep extends Phase {
+  /** What made it slow: its figure furthest above the median step's. */
+  reason: string;
+}
+
+export interface Phases {
+  /** Where the epochs came from: `spans` (pipeline epoch spans), `args` (epoch args), or null. */
+  epoch_source: 'spans' | 'args' | null;
+  /** Where the steps came from: `step-arg`, `profiler`, `step-span`, `compute-span`, or null. */
+  step_source: string | null;
+  processes: Phase[];
+  epochs: Phase[];
+  steps: Phase[];
+  /** Sums over processes. */
+  totals: PhaseFigures & { verdict: string };
+  /** The slowest steps (most wall time), each with what made it slow. */
+  slowest_steps: SlowStep[];
+  /** Median step figures (over all steps). */
+  median_step: PhaseFigures | null;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
+
+/** Data-loader waits among "other" (kind 3) events: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
+export const WAIT_NAME_SQL = `((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch'))`;
+/** Spans that define windows: their own time is neither work nor waiting. */
+export const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name LIKE '%._train' OR name LIKE '%.train_epoch')`;
+
+/** Build the `win` table: every window, with a global id `wid` and its level; says where epochs and steps came from. */
+export async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
+  const X = `ph = 'X' AND NOT coalesce(dev, false) AND ts IS NOT NULL`;
+  await duck.run(`CREATE OR REPLACE TABLE win_ep AS
+    WITH ep0 AS (
+      SELECT trace, coalesce(pid, -1) AS pk, ts AS ws, ts + dur AS we, name, epoch FROM ev
+      WHERE ${X} AND cat = 'pipeline' AND name LIKE 'epoch%' AND dur > 0
+    ), ep1 AS (
+      SELECT *, bool_or(name NOT LIKE '%.iter') OVER (PARTITION BY trace, pk) AS has_body FROM ep0
+    ), spans AS (
+      SELECT trace, pk, ws, we, epoch, 'spans' AS src FROM ep1 WHERE NOT has_body OR name NOT LIKE '%.iter'
+    ), args AS (
+      -- DLIO: one DLIOBenchmark._train span per epoch, with an epoch arg
+      SELECT trace, coalesce(pid, -1) AS pk, ts AS ws, ts + dur AS we, epoch, 'args' AS src FROM ev
+      WHERE ${X} AND epoch IS NOT NULL AND (name LIKE '%._train' OR name LIKE '%.train_epoch') AND dur > 0
+    )
+    SELECT * FROM spans
+    UNION ALL
+    SELECT a.* FROM args a ANTI JOIN (SELECT DISTINCT trace, pk FROM spans) s ON s.trace = a.trace AND s.pk = a.pk`);
+
+  // step candidates by source, priority 1 (best) to 4; each process keeps its best source
+  await duck.run(`CREATE OR REPLACE TABLE win_st AS
+    WITH stepargs AS (
+      SELECT trace, coalesce(pid, -1) AS pk, epoch, step, min(ts) AS s0, max(ts + dur) AS we, cat = 'compute' AS is_compute
+      FROM ev WHERE ${X} AND step IS NOT NULL AND kind = 2 GROUP BY trace, pk, epoch, step, is_compute
+    ), a AS (
+      SELECT trace, pk, epoch, step, s0, we, 1 AS prio, true AS tile FROM stepargs s
+      WHERE is_compute OR NOT EXISTS (SELECT 1 FROM stepargs c WHERE c.trace = s.trace AND c.pk = s.pk AND c.is_compute)
+    ), b AS (
+      SELECT trace, coalesce(pid, -1) AS pk, epoch, TRY_CAST(substr(name, 14) AS BIGINT) AS step, ts AS s0, ts + dur AS we, 2 AS prio, false AS tile
+      FROM ev WHERE ${X} AND name LIKE 'ProfilerStep#%' AND dur > 0
+    ), c AS (
+      SELECT trace, coalesce(pid, -1) AS pk, epoch, NULL::BIGINT AS step, ts AS s0, ts + dur AS we, 3 AS prio, true AS tile
+      FROM ev WHERE ${X} AND cat = 'compute' AND name = 'step' AND dur > 0
+    ), d AS (
+      SELECT trace, coalesce(pid, -1) AS pk, epoch, NULL::BIGINT AS step, ts AS s0, ts + dur AS we, 4 AS prio, true AS tile
+      FROM ev WHERE ${X} AND name LIKE '%.compute' AND kind = 2 AND dur > 0
+    ), allc AS (
+      SELECT * FROM a UNION ALL SELECT * FROM b UNION ALL SELECT * FROM c UNION ALL SELECT * FROM d
+    ), best AS (
+      SELECT * FROM allc QUALIFY prio = min(prio) OVER (PARTITION BY trace, pk)
+    ), inep AS (
+      -- the epoch the step's first event falls in
+      SELECT s.*, e.ws AS ews, e.we AS ewe, e.epoch AS eep FROM best s ASOF LEFT JOIN win_ep e ON e.trace = s.trace AND e.pk = s.pk AND e.ws <= s.s0
+    ), placed AS (
+      SELECT *, CASE WHEN ewe IS NOT NULL AND s0 < ewe THEN ews END AS in_ws, CASE WHEN ewe IS NOT NULL AND s0 < ewe THEN eep END AS in_ep FROM inep
+    )
+    SELECT trace, pk, coalesce(in_ep, epoch) AS epoch,
+      -- unnumbered steps (spans): counted from 1 in their epoch
+      coalesce(step, row_number() OVER (PARTITION BY trace, pk, in_ws ORDER BY we, s0)) AS step, prio, we,
+      CASE WHEN NOT tile THEN s0
+        ELSE least(s0, coalesce(lag(we) OVER (PARTITION BY trace, pk, in_ws ORDER BY we, s0), in_ws, s0)) END AS ws
+    FROM placed`);
+
+  await duck.run(`CREATE OR REPLACE TABLE win AS
+    WITH raw AS (
+      SELECT 'process' AS level, trace, coalesce(pid, -1) AS pk, min(ts) AS ws, max(ts + dur) AS we, NULL::BIGINT AS epoch, NULL::BIGINT AS step
+      FROM ev WHERE ph = 'X' AND ts IS NOT NULL GROUP BY trace, pk
+      UNION ALL SELECT 'epoch', trace, pk, ws, we, epoch, NULL FROM win_ep
+      UNION ALL SELECT 'step', trace, pk, ws, we, epoch, step FROM win_st
+    ), clipped AS (
+      -- windows of one level must not overlap (the sweep tracks one current window per level)
+      SELECT *, greatest(ws, coalesce(max(we) OVER (PARTITION BY level, trace, pk ORDER BY ws, we ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), ws)) AS cws
+      FROM raw
+    )
+    SELECT row_number() OVER (ORDER BY level, trace, pk, cws) AS wid, level, trace, pk, cws AS ws, we, epoch, step,
+      row_number() OVER (PARTITION BY level, trace, pk ORDER BY cws) AS n
+    FROM clipped WHERE we > cws`);
+
+  const [srcs] = await duck.all(`SELECT
+      (SELECT any_value(src) FROM win_ep) AS ep,
+      (SELECT min(prio) FROM win_st) AS st`);
+  const stepNames: Record<number, string> = { 1: 'step-arg', 2: 'profiler', 3: 'step-span', 4: 'compute-span' };
+  return {
+    epochSource: (srcs?.ep as Phases['epoch_source']) ?? null,
+    stepSource: srcs?.st == null ? null : (stepNames[num(srcs.st)] ?? null),
+  };
+}
+
+const pct = (part: number, whole: number) => Math.round((100 * part) / Math.max(1, whole));
+
+/** One line on what bounded a window. */
+export function verdict(f: PhaseFigures): string {
+  const w = f.wall_us;
+  if (w <= 0) return '';
+  const ioOutside = f.io_only_us;
+  if (f.wait_us / w >= 0.2 && f.wait_us >= 0.5 * f.compute_us) return `I/O-bound: ${pct(f.wait_us, w)} % waiting on data`;
+  if (f.compute_us / w >= 0.5) return `compute-bound: ${pct(f.compute_us, w)} % computing`;
+  if (ioOutside / w >= 0.3) return `I/O-bound: ${pct(ioOutside, w)} % in I/O outside compute`;
+  if (f.idle_us / w >= 0.3) return `idle: ${pct(f.idle_us, w)} % with nothing traced running`;
+  return `mixed: ${pct(f.compute_us, w)} % compute, ${pct(f.wait_us, w)} % data wait, ${pct(f.other_us, w)} % other, ${pct(f.idle_us, w)} % idle`;
+}
+
+const FIGURES: Array<keyof PhaseFigures> = ['wall_us', 'compute_us', 'io_us', 'wait_us', 'overlap_us', 'io_only_us', 'other_us', 'idle_us', 'bytes_read'];
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function medianFigures(phases: PhaseFigures[]): PhaseFigures | null {
+  if (phases.length === 0) return null;
+  const out = {} as PhaseFigures;
+  for (const k of FIGURES) out[k] = median(phases.map((p) => p[k]));
+  return out;
+}
+
+const REASONS: Array<[keyof PhaseFigures, string]> = [
+  ['wait_us', 'data wait'],
+  ['compute_us', 'compute'],
+  ['other_us', 'other work'],
+  ['idle_us', 'idle'],
+];
+
+/** What made a step slow: the figure furthest above the median step's (I/O outside compute counts too). */
+function reason(s: Phase, m: PhaseFigures, fmt: (us: number) => string): string {
+  let best: [string, number, number, number] | null = null;
+  const cands: Array<[string, number, number]> = REASONS.map(([k, label]) => [label, s[k], m[k]]);
+  cands.push(['I/O outside compute', s.io_only_us, m.io_only_us]);
+  for (const [label, v, med] of cands) {
+    const excess = v - med;
+    if (!best || excess > best[1]) best = [label, excess, v, med];
+  }
+  if (!best || best[1] <= 0) return 'no figure above the median step';
+  return `${best[0]} ${fmt(best[2])} (median step ${fmt(best[3])})`;
+}
+
+/** Epoch and step views: the windows of `win` (`buildWindows`) with their figures from the summary's pass. */
+export async function computePhases(
+  duck: Duck,
+  tl: Pick<TimelineResult, 'windows'> & { windowIds: ArrayLike<number> },
+  sources: { epochSource: Phases['epoch_source']; stepSource: string | null },
+  opts: { slowest?: number; fmt: (us: number) => string },
+): Promise<Phases> {
+  const { epochSource, stepSource } = sources;
+  // as typed arrays: a long run has hundreds of thousands of steps
+  const D = Float64Array;
+  const { rows, columns } = await duck.numbers(
+    `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
+       coalesce(epoch::DOUBLE, 'NaN'::DOUBLE), coalesce(step::DOUBLE, 'NaN'::DOUBLE), n::DOUBLE
+     FROM win ORDER BY level, trace, pk, ws`,
+    [D, D, D, D, D, D, D, D, D],
+  );
+  const [wids, levels, traces, pids, wss, wes, epochs_, steps_, ns] = columns;
+  // the pass's figures by wid
+  const F = WINDOW_FIGURES.length;
+  let maxWid = 0;
+  for (let j = 0; j < tl.windowIds.length; j++) maxWid = Math.max(maxWid, tl.windowIds[j]!);
+  const at = new Int32Array(maxWid + 1).fill(-1);
+  for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
+  const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
+  const all: Phase[] = [];
+  for (let i = 0; i < rows; i++) {
+    const o = at[wids[i]!] ?? -1;
+    const fig = (f: number) => (o < 0 ? 0 : tl.windows[o + f]!);
+    const wall = wes[i]! - wss[i]!;
+    const level = LEVELS[levels[i]!]!;
+    const epoch = Number.isNaN(epochs_[i]) ? null : epochs_[i]!;
+    const step = Number.isNaN(steps_[i]) ? null : steps_[i]!;
+    const n = ns[i]!;
+    const label = level === 'process' ? `pid ${pids[i]}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
+    const f: Phase = {
+      level,
+      trace: traces[i]!,
+      pid: pids[i]!,
+      label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
+      epoch,
+      step: level === 'step' ? (step ?? n) : null,
+      start_us: wss[i]!,
+      end_us: wes[i]!,
+      wall_us: wall,
+      compute_us: fig(0),
+      io_us: fig(1),
+      wait_us: fig(2),
+      overlap_us: fig(3),
+      io_only_us: fig(4),
+      other_us: fig(5),
+      idle_us: Math.max(0, wall - fig(6)),
+      bytes_read: fig(7),
+      verdict: '',
+    };
+    f.verdict = verdict(f);
+    all.push(f);
+  }
+  const processes = all.filter((p) => p.level === 'process');
+  const epochs = all.filter((p) => p.level === 'epoch');
+  const steps = all.filter((p) => p.level === 'step');
+  const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
+  for (const p of processes) for (const k of FIGURES) totals[k] += p[k];
+  totals.verdict = verdict(totals);
+  const m = medianFigures(steps);
+  const slowest = m
+    ? [...steps]
+        .sort((a, b) => b.wall_us - a.wall_us || a.start_us - b.start_us)
+        .slice(0, opts.slowest ?? 5)
+        .map((s): SlowStep => ({ ...s, reason: reason(s, m, opts.fmt) }))
+    : [];
+  return { epoch_source: epochSource, step_source: stepSource, processes, epochs, steps, totals, slowest_steps: slowest, median_step: m };
+}

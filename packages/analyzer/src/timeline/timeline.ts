@@ -1,0 +1,103 @@
+/**
+ * Feeds `TimelineSweep` from the loaded `ev` table: names and categories interned once as small
+ * integers (`tl_keys`), processes numbered (`tl_procs`), and the events streamed out of DuckDB
+ * sorted by (process, start) in chunks of numeric columns — DuckDB sorts (in parallel, spilling to
+ * its temp directory), the sweep holds only what runs at the current time.
+ */
+import type { Duck } from '../duck.js';
+import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
+import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
+
+export interface Timeline extends TimelineResult {
+  /** (cat, name) of each key, and the category names. */
+  keyCat: Array<string | null>;
+  keyName: string[];
+  catNames: Array<string | null>;
+  /** Process index → (trace, pid as coalesce(pid, -1)). */
+  procTrace: number[];
+  procPid: number[];
+  /** The `wid` of each window, in the order of `windows`' figures. */
+  windowIds: Float64Array;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
+
+/**
+ * Interns keys and processes. Needs `ev`, `fdir` (file directories) and `win` (windows, with
+ * `level`, `trace`, `pk`, `ws`, `we`); makes `tl_keys`, `tl_cats` and `tl_procs`.
+ */
+async function intern(duck: Duck): Promise<{ keys: TimelineKeys; keyCat: Array<string | null>; keyName: string[]; catNames: Array<string | null>; procTrace: number[]; procPid: number[] }> {
+  await duck.run(`CREATE OR REPLACE TABLE tl_cats AS
+    SELECT (row_number() OVER (ORDER BY cat) - 1)::INTEGER AS c, cat FROM (SELECT DISTINCT cat FROM ev WHERE ph = 'X')`);
+  await duck.run(`CREATE OR REPLACE TABLE tl_keys AS
+    SELECT (row_number() OVER (ORDER BY k.cat, k.name) - 1)::INTEGER AS k, k.*, c.c FROM (
+      SELECT cat, name, (cat <> 'dftracer') IS TRUE AS host, ${WAIT_NAME_SQL} IS TRUE AS wait,
+        (${WINDOW_SPAN_SQL} IS FALSE AND ${WAIT_NAME_SQL} IS FALSE) AS other
+      FROM (SELECT DISTINCT cat, name FROM ev WHERE ph = 'X')
+    ) k JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM k.cat`);
+  await duck.run(`CREATE OR REPLACE TABLE tl_procs AS
+    SELECT (row_number() OVER (ORDER BY trace, pk) - 1)::INTEGER AS g, trace, pk FROM win WHERE level = 'process'`);
+  const rows = await duck.all(`SELECT k, cat, name, c, host, wait, other FROM tl_keys ORDER BY k`);
+  const cats = await duck.all(`SELECT c, cat FROM tl_cats ORDER BY c`);
+  const procs = await duck.all(`SELECT g, trace, pk FROM tl_procs ORDER BY g`);
+  const n = rows.length;
+  const keys: TimelineKeys = { cat: new Int32Array(n), cats: cats.length, host: new Uint8Array(n), wait: new Uint8Array(n), other: new Uint8Array(n) };
+  rows.forEach((r, k) => {
+    keys.cat[k] = num(r.c);
+    keys.host[k] = r.host ? 1 : 0;
+    keys.wait[k] = r.wait ? 1 : 0;
+    keys.other[k] = r.other ? 1 : 0;
+  });
+  return {
+    keys,
+    keyCat: rows.map((r) => (r.cat == null ? null : String(r.cat))),
+    keyName: rows.map((r) => String(r.name)),
+    catNames: cats.map((r) => (r.cat == null ? null : String(r.cat))),
+    procTrace: procs.map((r) => num(r.trace)),
+    procPid: procs.map((r) => num(r.pk)),
+  };
+}
+
+/** The windows of `win` by process and level, in the sweep's order (`TimelineWindows`), with their `wid`. */
+async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Float64Array }> {
+  const F = Float64Array;
+  const { rows, columns } = await duck.numbers(
+    `SELECT p.g::DOUBLE, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE AS l, w.ws::DOUBLE, w.we::DOUBLE, w.wid::DOUBLE
+     FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk ORDER BY 1, 2, 3`,
+    [F, F, F, F, F],
+  );
+  const [g, l, ws, we, wid] = columns;
+  const at = new Int32Array(3 * processes + 1);
+  for (let i = 0; i < rows; i++) at[3 * g[i]! + l[i]! + 1]!++;
+  for (let i = 1; i < at.length; i++) at[i]! += at[i - 1]!;
+  return { at, ws, we, wid };
+}
+
+/**
+ * The one pass over the loaded events. `nest`: events without p_idx nest by time on their thread.
+ */
+export async function sweepTimeline(duck: Duck, opts: { nest: boolean }): Promise<Timeline> {
+  const k = await intern(duck);
+  // fdir's did are dense from 1 (dense_rank): index = did − 1
+  const [d] = await duck.all(`SELECT coalesce(max(did), 0) AS n FROM fdir`);
+  const dirs = num(d?.n);
+  const w = await windows(duck, k.procTrace.length);
+  const sweep = new TimelineSweep({ keys: k.keys, dirs, processes: k.procTrace.length, windows: w, nest: opts.nest });
+  const sql = `SELECT p.g::DOUBLE, e.ts::DOUBLE, (e.ts + coalesce(e.dur, 0))::DOUBLE, coalesce(e.tid, -1)::DOUBLE,
+      coalesce(e.id, -1)::DOUBLE, coalesce(e.p_idx, -2)::DOUBLE, t.k::DOUBLE, e.kind::DOUBLE, coalesce(e.dev, false)::DOUBLE,
+      (CASE WHEN e.kind = 1 AND e.op = 1 AND e.dur >= 0 THEN e.bytes ELSE 0 END)::DOUBLE,
+      (CASE WHEN e.kind = 1 THEN coalesce(d.did - 1, -1) ELSE -1 END)::DOUBLE
+    FROM ev e
+    JOIN tl_procs p ON p.trace = e.trace AND p.pk = coalesce(e.pid, -1)
+    JOIN tl_keys t ON t.cat IS NOT DISTINCT FROM e.cat AND t.name = e.name
+    -- (a condition on e beside the key makes DuckDB's LEFT JOIN several times slower)
+    LEFT JOIN fdir d ON d.fhash = e.fhash
+    WHERE e.ph = 'X' AND e.ts IS NOT NULL
+    ORDER BY 1, 2, 3 DESC`;
+  await duck.chunks(sql, 11, (cols, rows) => {
+    const [g, ts, te, tid, id, parent, key, kind, dev, readBytes, dir] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, dev, readBytes, dir };
+    sweep.push(chunk);
+  });
+  return { ...sweep.finish(), keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid, windowIds: w.wid };
+}
