@@ -10,6 +10,8 @@ export const MESA_WEBGPU = { dawnOptions: ['backend=opengles'], featureLevel: 'c
  */
 export async function onMesaWebGPU(setUp: () => Promise<unknown>): Promise<string> {
   process.env.EGL_PLATFORM ??= 'surfaceless';
+  // llvmpipe starts a thread per core: two keep a test beside others on a small machine.
+  process.env.LP_NUM_THREADS ??= '2';
   try {
     await setUp();
     return '';

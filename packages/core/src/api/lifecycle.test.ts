@@ -92,7 +92,7 @@ describe('initializeLog / finalize in a real process', () => {
     for (const level of ['1', '4', '9']) {
       const dir = tempDir();
       const r = runModule(dir, PROGRAM, { DFTRACER_ENABLE: '1', DFTRACER_COMPRESSION_LEVEL: level, EXTRA: '20000', LOG_FILE: join(dir, `lvl${level}`) });
-      expect(r.status).toBe(0);
+      expect(r.status, `level ${level}: signal ${r.signal}, error ${r.error?.message}, stderr ${r.stderr.slice(0, 2000)}`).toBe(0);
       const file = traceFiles(dir)[0]!;
       const t = readTrace(file);
       expect(traceProblems(t)).toEqual([]);
