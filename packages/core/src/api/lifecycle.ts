@@ -116,6 +116,8 @@ export function initializeLog(a?: InitOptions | string | null, dataDir?: string 
       tracer = new ThreadTracer(config, file, { pid, tid: config.disableTids ? 0 : pid * 1000 + threadId, threadName: `worker ${threadId}`, hostname });
       tracer.announceThread();
     } else {
+      // Not joinable because writing failed a moment ago (the flags only ever get set): no new file.
+      if (inherited !== undefined && TraceFile.failedFor(inherited.shared)) return DISABLED_LOGGER;
       state.ownsFile = true;
       state.initCount++;
       let identity = `${execName()}-${hostname}-${pid}`;
