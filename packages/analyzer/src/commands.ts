@@ -241,7 +241,7 @@ ${ENGINE_HELP}
     const warnings = await checks;
     if (values.json) {
       const view = by ? { traces: s.traces, wall_us: s.wall_us, totals: s.phases.totals, [by === 'epoch' ? 'epochs' : 'steps']: by === 'epoch' ? s.phases.epochs : s.phases.steps } : s;
-      const extra = by === 'step' ? { step_source: s.phases.step_source, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
+      const extra = by === 'step' ? { step_source: s.phases.step_source, steps_left_out: s.phases.steps_left_out, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
       process.stdout.write(`${JSON.stringify({ ...view, ...extra, warnings }, null, 2)}\n`);
     } else process.stdout.write(`${formatSummary(s, { top, files: Boolean(values.files), ...(by ? { by } : {}) })}\n`);
     return 0;

@@ -299,7 +299,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
     FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
     WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
-  await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);
+  await duck.run(`CREATE OR REPLACE TEMP TABLE ev AS ${select(src)}`);
   await rereadLossyFiles(duck, 'ev', files, (s) => `INSERT INTO ev ${select(s)}`, columns);
   await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);

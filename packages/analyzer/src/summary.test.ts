@@ -97,6 +97,13 @@ describe('summary figures equal values computed independently', () => {
     expect(s.files).toHaveLength(files.size);
     for (const f of s.files) expect({ read: f.bytes_read, written: f.bytes_written, ops: f.ops }).toEqual(files.get(f.file));
 
+    expect(s.files_left_out).toBe(0);
+    // only the files with most bytes kept, the rest counted
+    const few = await summarize([a, b], { threads: 2, filesKept: 3 });
+    expect(few.files).toEqual(s.files.slice(0, 3));
+    expect(few.files_left_out).toBe(s.files.length - 3);
+    expect(formatSummary(few)).toMatch(new RegExp(`Files by directory \\(${s.files.length.toLocaleString('en-US')} files`));
+
     // wall time and per-process event counts
     const start = Math.min(...x.map((e) => e.ts));
     const end = Math.max(...x.map((e) => e.ts + e.dur));
