@@ -151,6 +151,8 @@ export interface SummaryOptions {
   threads?: number;
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
+  /** Called as the work moves on: `reading traces`, `sorting events`, `swept N of M events`, `grouping`. */
+  onStage?: (stage: string) => void;
   /** Categories counted as compute besides compute, dynamo and PP. */
   computeCats?: readonly string[];
   /** Files kept in `files` (default `FILES_KEPT`); the rest are counted in `files_left_out`. */
@@ -174,6 +176,7 @@ const procKey = (trace: unknown, pid: unknown) => `${num(trace)}\u0000${pid == n
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
   try {
+    opts.onStage?.('reading traces');
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     return await summarizeLoaded(duck, files, opts);
   } finally {
@@ -184,11 +187,15 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   // events without p_idx (older layouts) nest by time on their thread
-  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters FROM ev WHERE ph IN ('X', 'C')`);
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters, count(*) FILTER (WHERE ph = 'X') AS events FROM ev WHERE ph IN ('X', 'C')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
   // every interval figure comes from one sorted pass
-  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0 });
+  const stage = opts.onStage;
+  const events = num(np?.events);
+  stage?.(`sorting ${fmtCount(events)} events`);
+  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
+  stage?.('grouping');
   const summary = await groupedSummary(duck, files, opts, timeline, sources);
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));

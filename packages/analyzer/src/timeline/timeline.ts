@@ -76,7 +76,7 @@ async function windows(duck: Duck, processes: number): Promise<TimelineWindows &
 /**
  * The one pass over the loaded events. `nest`: events without p_idx nest by time on their thread.
  */
-export async function sweepTimeline(duck: Duck, opts: { nest: boolean }): Promise<Timeline> {
+export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: (swept: number) => void }): Promise<Timeline> {
   const k = await intern(duck);
   // fdir's did are dense from 1 (dense_rank): index = did − 1
   const [d] = await duck.all(`SELECT coalesce(max(did), 0) AS n FROM fdir`);
@@ -96,10 +96,15 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean }): Promis
     LEFT JOIN fdir d ON d.fhash = e.fhash
     WHERE e.ph = 'X' AND e.ts IS NOT NULL
     ORDER BY p.g, e.ts, te DESC)`;
+  let swept = 0;
+  let chunks = 0;
   await duck.chunks(sql, 11, (cols, rows) => {
     const [g, ts, te, tid, id, parent, key, kind, dev, readBytes, dir] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
     const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, dev, readBytes, dir };
     sweep.push(chunk);
+    swept += rows;
+    // every 64 chunks (about 131 000 events)
+    if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
   });
   return { ...sweep.finish(), keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid, windowIds: w.wid };
 }
