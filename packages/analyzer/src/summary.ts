@@ -214,12 +214,21 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       coalesce(sum(bytes) FILTER (WHERE op = 2 AND ph = 'X'), 0) AS bytes_written
     FROM ev`);
 
-  // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
+  // exact percentiles from each name's histogram of durations (integer µs: far fewer distinct
+  // values than events, and grouped within DuckDB's memory limit); beyond EXACT_QUANTILE_MAX, t-digest
   const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
-  const q = exact ? 'quantile_cont' : 'approx_quantile';
-  const nameRows = await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
-        ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`);
+  const where = HOST_EVENTS.replace(" AND cat <> 'dftracer'", '');
+  const quantiles = exact
+    ? `SELECT cat, name, ${quantileFromHistogramSql(0.5)} AS p50_us, ${quantileFromHistogramSql(0.99)} AS p99_us FROM (
+        SELECT *, sum(c) OVER (PARTITION BY cat, name ORDER BY dur ROWS UNBOUNDED PRECEDING) AS cum, sum(c) OVER (PARTITION BY cat, name) AS n
+        FROM (SELECT cat, name, dur, count(*) AS c FROM ev WHERE ${where} AND dur IS NOT NULL GROUP BY cat, name, dur)
+      ) GROUP BY cat, name`
+    : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
+  const nameRows = await duck.all(`SELECT a.*, q.p50_us, q.p99_us FROM (
+      SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us, min(dur) AS min_us, max(dur) AS max_us
+      FROM ev WHERE ${where} GROUP BY cat, name
+    ) a LEFT JOIN (${quantiles}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name
+    ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
   const filesKept = Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT));
   let filesTotal = 0;
   const fileRows = (
@@ -373,6 +382,17 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     ANTI JOIN (SELECT DISTINCT trace, pid, parent AS id FROM ch) c ON c.trace = p.trace AND c.pid IS NOT DISTINCT FROM p.pid AND c.id = p.id
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
+
+/**
+ * SQL: quantile q of a histogram's rows (dur, c; cum = count up to dur, n = all), interpolated
+ * between the two values around (n − 1)·q exactly as DuckDB's quantile_cont does.
+ */
+function quantileFromHistogramSql(q: number): string {
+  const h = `((n - 1) * ${q})`;
+  const lo = `min(dur) FILTER (WHERE cum > floor(${h}))::DOUBLE`;
+  const hi = `min(dur) FILTER (WHERE cum > ceil(${h}))::DOUBLE`;
+  return `(${lo} + (${hi} - ${lo}) * (any_value(${h}) - floor(any_value(${h}))))`;
+}
 
 async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
   return (
