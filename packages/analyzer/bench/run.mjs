@@ -69,6 +69,7 @@ rows.push(line('summary, peak RSS', ['summary', fmtRss]));
 rows.push(line('summary, CPU s per M events (all threads)', ['summary', fmtCpu]));
 rows.push(line('ref: DuckDB read_json scan alone, events/s', ['duckdb', fmtRate]));
 rows.push(line('ref: DuckDB scan, CPU s per M events', ['duckdb', fmtCpu]));
+rows.push(line('ref: DuckDB scan, peak RSS', ['duckdb', fmtRss]));
 rows.push(line('ref: Node readline + JSON.parse, events/s', ['readline', fmtRate]));
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const md = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
@@ -83,6 +84,10 @@ for (const r of rows) console.log(md(r));
 for (const n of sizes) {
   const a = results[`summary:${n}`];
   const d = results[`duckdb:${n}`];
-  if (a && d) console.log(`summary at ${(n / 1e6).toLocaleString('en-US')} M events: ${(a.events / a.seconds / (d.events / d.seconds)).toFixed(2)}× DuckDB's bare read_json scan in this run`);
+  if (a && d)
+    console.log(
+      `summary at ${(n / 1e6).toLocaleString('en-US')} M events: ${(a.events / a.seconds / (d.events / d.seconds)).toFixed(2)}× DuckDB's bare read_json scan in events/s, ` +
+        `${(a.cpuSeconds / d.cpuSeconds).toFixed(2)}× its CPU seconds, ${fmtRate(a)} against the goal of 2.5 M/s`,
+    );
 }
 if (base) console.log(`\nRatios to readline + JSON.parse on the same machine (targets ÷ its 0.55 M/s reference: validate ≥ 2.7×, summary ≥ 4.5×): validate ${ratio(v)}×, summary ${ratio(s)}×`);

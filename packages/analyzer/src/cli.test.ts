@@ -128,6 +128,17 @@ describe('dftracer CLI', () => {
     expect(rep.out).toMatch(/4 tracks/);
   });
 
+  it('summary --progress writes its stages to stderr, never to the JSON on stdout', () => {
+    const path = writeSyntheticTrace({ path: join(dir, 'progress.pfw.gz'), events: 5_000 }).path;
+    const quiet = run('summary', '--json', path);
+    expect(quiet.code).toBe(0);
+    expect(quiet.err).toBe('');
+    const r = run('summary', '--json', '--progress', path);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^summary: reading traces \(\d+ s\)$/m);
+    expect(JSON.parse(r.out).events).toBe(5_000);
+  });
+
   it('warns about a truncated gzip in DuckDB commands and fails on non-trace input', () => {
     const t = writeSmallTrace(join(dir, 'trunc.pfw.gz'), 'clean', { memberBytes: 256 });
     const buf = readFileSync(t.path);

@@ -19,6 +19,23 @@ export interface Command {
 
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
+/**
+ * Progress of a summary-like command on stderr: DuckDB's percentage with the stage as the note;
+ * shown on a terminal, or anywhere with `--progress`.
+ */
+function stagedProgress(label: string, values: Values): { done(): void; callbacks: { onProgress(p: number): void; onStage(s: string): void } } {
+  const progress = new Progress(label, 100, 'percent', values.progress ? { enabled: true } : {});
+  let percent = 0;
+  let stage = '';
+  return {
+    done: () => progress.done(),
+    callbacks: {
+      onProgress: (p) => progress.update((percent = p), stage),
+      onStage: (s) => progress.update(percent, (stage = s)),
+    },
+  };
+}
+
 function intFlag(values: Values, name: string, def: number, min = 0): number {
   const v = values[name];
   if (v === undefined) return def;
@@ -210,6 +227,7 @@ Options:
   --files            list single files even when there are many
   --top N            rows in the files and longest-events tables (default 10)
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
+  --progress         progress on stderr (events read, sorted, swept) even when it is not a terminal
 ${ENGINE_HELP}
   -h, --help         this help`,
   options: {
@@ -221,6 +239,7 @@ ${ENGINE_HELP}
     'compute-cats': { type: 'string' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
+    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const files = resolveInputs(positionals);
@@ -228,20 +247,20 @@ ${ENGINE_HELP}
     const top = intFlag(values, 'top', 10);
     const by = byFlag(values);
     const computeCats = listFlag(values, 'compute-cats');
-    const progress = new Progress('summary', 100, 'percent');
+    const progress = stagedProgress('summary', values);
     const checks = gzipChecks(files);
     const { formatSummary, summarize } = await import('./summary.js');
     const s = await summarize(files, {
       top,
       ...(computeCats ? { computeCats } : {}),
       ...engineFlags(values),
-      onProgress: (p) => progress.update(p),
+      ...progress.callbacks,
     });
     progress.done();
     const warnings = await checks;
     if (values.json) {
       const view = by ? { traces: s.traces, wall_us: s.wall_us, totals: s.phases.totals, [by === 'epoch' ? 'epochs' : 'steps']: by === 'epoch' ? s.phases.epochs : s.phases.steps } : s;
-      const extra = by === 'step' ? { step_source: s.phases.step_source, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
+      const extra = by === 'step' ? { step_source: s.phases.step_source, steps_left_out: s.phases.steps_left_out, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
       process.stdout.write(`${JSON.stringify({ ...view, ...extra, warnings }, null, 2)}\n`);
     } else process.stdout.write(`${formatSummary(s, { top, files: Boolean(values.files), ...(by ? { by } : {}) })}\n`);
     return 0;
@@ -404,6 +423,7 @@ ${ENGINE_HELP}
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
+    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const o = typeof values.output === 'string' ? values.output : '';
@@ -513,6 +533,7 @@ Options:
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --compare RUN      a second run (file, directory or glob): the page gets a comparison section
   --force            overwrite FILE if it exists
+  --progress         progress on stderr (events read, sorted, swept) even when it is not a terminal
 ${ENGINE_HELP}
   -h, --help         this help`,
   options: {
@@ -534,7 +555,7 @@ ${ENGINE_HELP}
     const compareFiles = typeof values.compare === 'string' ? resolveInputs([values.compare]) : undefined;
     await assertTraces([...files, ...(compareFiles ?? [])]);
     const { writeReport } = await import('./report.js');
-    const progress = new Progress('report', 100, 'percent');
+    const progress = stagedProgress('report', values);
     const checks = gzipChecks(files);
     const r = await writeReport(files, out, {
       ...engineFlags(values),
@@ -543,7 +564,7 @@ ${ENGINE_HELP}
       ...(typeof values.title === 'string' ? { title: values.title } : {}),
       ...(computeCats ? { computeCats } : {}),
       ...(compareFiles ? { compareWith: compareFiles } : {}),
-      onProgress: (p) => progress.update(p),
+      ...progress.callbacks,
     });
     progress.done();
     await checks;

@@ -31,7 +31,8 @@ export type NumberArray = Float64Array | Float32Array | Int32Array | Uint32Array
  * DuckDB's memory limit unless one is given: small, so that DuckDB's share of memory stays
  * nearly flat as traces grow (loading 10 M events: 330–440 MiB RSS at 256MB, 650–820 MiB at 1GB,
  * for no gain in time). Table data lives in a database file in a private temp directory, so
- * DuckDB can evict it (a temporary table loads faster but is slower to read back).
+ * DuckDB can evict it (a temporary table loads faster but is slower to read back, and past a few
+ * million events it spills uncompressed: slower and larger than the file's table).
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
@@ -164,7 +165,7 @@ export class Duck {
         return await this.timed(f);
       } finally {
         const c = process.cpuUsage(c0);
-        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB] ${stack}\n`);
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB] ${stack}\n`);
       }
     }
     return this.timed(f);
@@ -257,7 +258,7 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
 /**
  * Scan the traces once into the temporary table `ev` (complete events and metadata):
  * trace (the source file's index in `traces` and in `files`), ph, id, name, cat, pid, tid, ts,
- * dur, kind, level, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), step
+ * dur, kind, p_idx, fhash, bytes (for reads/writes), op (1 read, 2 write, 0 other), step
  * and epoch (the args, as integers), dev (an event on a GPU device track: args.device_track),
  * device_us, and for metadata aname/avalue; plus `fh` (hash → path) and `traces` (trace → path).
  *
@@ -276,7 +277,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ph: 'VARCHAR',
     // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
     // convert would be dropped by ignore_errors
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, "level" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
   };
   const src = await readJsonSql(files, columns, duck.tempDir);
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
@@ -288,7 +289,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
       (CASE WHEN args.device_track IS NOT NULL THEN 2 ELSE ${kindSql(opts.computeCats)} END)::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
-      args.level AS level, args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
+      args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
         THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)

@@ -39,6 +39,9 @@ export function phaseTable(rows: Phase[], opts: { processes: number; merged?: bo
   return renderTable(['', ...(multi ? ['pid'] : []), ...HEAD, 'verdict'], body, ['l', ...(multi ? ['r' as const] : []), ...ALIGN, 'l']);
 }
 
+/** Every step, listed or not. */
+const stepCount = (p: Phases): number => p.steps.length + (p.steps_left_out ?? 0);
+
 /** The epoch view, the step statistics and the slowest steps. */
 export function formatPhases(p: Phases, opts: { by?: 'epoch' | 'step' | 'auto'; processes: number; top?: number }): string {
   const by = opts.by ?? 'auto';
@@ -49,14 +52,15 @@ export function formatPhases(p: Phases, opts: { by?: 'epoch' | 'step' | 'auto'; 
     out.push(p.epochs.length ? phaseTable(p.epochs, { processes: opts.processes, merged: by === 'auto' }) : 'no epochs: no pipeline epoch* spans and no DLIO _train spans');
   }
   if (by === 'step') {
-    out.push(`By step (${p.steps.length} step${p.steps.length === 1 ? '' : 's'}, from ${p.step_source ?? 'nothing'}; ${note})`);
+    out.push(`By step (${stepCount(p)} step${stepCount(p) === 1 ? '' : 's'}, from ${p.step_source ?? 'nothing'}; ${note})`);
     out.push(p.steps.length ? phaseTable(p.steps, { processes: opts.processes }) : 'no steps: no compute events with a step arg, ProfilerStep#N, compute step or *.compute spans');
+    if (p.steps_left_out > 0) out.push(`… ${p.steps_left_out} more steps not listed (the first ${p.steps.length} are)`);
   }
   if (p.steps.length > 0 && p.median_step) {
     if (out.length) out.push('');
     const m = p.median_step;
     out.push(
-      `Steps: ${p.steps.length} (from ${p.step_source}); median step ${fmtDuration(m.wall_us)}: compute ${fmtDuration(m.compute_us)}, data wait ${fmtDuration(m.wait_us)}, I/O only ${fmtDuration(m.io_only_us)}, idle ${fmtDuration(m.idle_us)}`,
+      `Steps: ${stepCount(p)} (from ${p.step_source}); median step ${fmtDuration(m.wall_us)}: compute ${fmtDuration(m.compute_us)}, data wait ${fmtDuration(m.wait_us)}, I/O only ${fmtDuration(m.io_only_us)}, idle ${fmtDuration(m.idle_us)}`,
     );
     const slow = p.slowest_steps.slice(0, opts.top ?? 5);
     out.push(

@@ -53,6 +53,21 @@ describe.each(['ours', 'dlio'] as const)('epoch and step views, %s layout', (lay
     expect(formatSummary(s, { by: 'step' })).toMatch(/By step \(3 steps/);
   });
 
+  it('keeps the first steps only when asked to, with the median and the slowest steps over all of them', async () => {
+    const path = join(dir, `train-${layout}.pfw${layout === 'dlio' ? '' : '.gz'}`);
+    const all = (await summarize([path], { threads: 1 })).phases;
+    const s = await summarize([path], { threads: 1, stepsKept: 1 });
+    const p = s.phases;
+    expect(all.steps_left_out).toBe(0);
+    expect(p.steps).toEqual(all.steps.slice(0, 1));
+    expect(p.steps_left_out).toBe(2);
+    expect(p.median_step).toEqual(all.median_step);
+    expect(p.slowest_steps).toEqual(all.slowest_steps);
+    const text = formatSummary(s, { by: 'step' });
+    expect(text).toMatch(/By step \(3 steps/);
+    expect(text).toMatch(/… 2 more steps not listed \(the first 1 are\)/);
+  });
+
   it('gives busy and self time per category and name, each at most the wall time', async () => {
     const path = join(dir, `train-${layout}.pfw${layout === 'dlio' ? '' : '.gz'}`);
     const s = await summarize([path], { threads: 1 });

@@ -69,7 +69,10 @@ export interface Phases {
   step_source: string | null;
   processes: Phase[];
   epochs: Phase[];
+  /** The first `STEPS_KEPT` steps (by trace, process and time); the median and the slowest steps count all. */
   steps: Phase[];
+  /** Steps not in `steps` (beyond the ones kept). */
+  steps_left_out: number;
   /** Sums over processes. */
   totals: PhaseFigures & { verdict: string };
   /** The slowest steps (most wall time), each with what made it slow. */
@@ -180,20 +183,6 @@ export function verdict(f: PhaseFigures): string {
 
 const FIGURES: Array<keyof PhaseFigures> = ['wall_us', 'compute_us', 'io_us', 'wait_us', 'overlap_us', 'io_only_us', 'other_us', 'idle_us', 'bytes_read'];
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-export function medianFigures(phases: PhaseFigures[]): PhaseFigures | null {
-  if (phases.length === 0) return null;
-  const out = {} as PhaseFigures;
-  for (const k of FIGURES) out[k] = median(phases.map((p) => p[k]));
-  return out;
-}
-
 const REASONS: Array<[keyof PhaseFigures, string]> = [
   ['wait_us', 'data wait'],
   ['compute_us', 'compute'],
@@ -214,14 +203,30 @@ function reason(s: Phase, m: PhaseFigures, fmt: (us: number) => string): string 
   return `${best[0]} ${fmt(best[2])} (median step ${fmt(best[3])})`;
 }
 
-/** Epoch and step views: the windows of `win` (`buildWindows`) with their figures from the summary's pass. */
+/** Steps kept as objects in `Phases.steps` unless asked otherwise: a long run has hundreds of thousands. */
+export const STEPS_KEPT = 10_000;
+
+/** The median of `xs` (sorted in a copy). */
+function medianOf(xs: Float64Array): number {
+  if (xs.length === 0) return 0;
+  const s = Float64Array.from(xs).sort();
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Epoch and step views: the windows of `win` (`buildWindows`) with their figures from the summary's
+ * pass. Every step counts in the median and the slowest steps, but only the first `stepsKept`
+ * (in trace, process and time order) are kept as objects; `steps_left_out` says how many were not.
+ */
 export async function computePhases(
   duck: Duck,
   tl: Pick<TimelineResult, 'windows'> & { windowIds: ArrayLike<number> },
   sources: { epochSource: Phases['epoch_source']; stepSource: string | null },
-  opts: { slowest?: number; fmt: (us: number) => string },
+  opts: { slowest?: number; fmt: (us: number) => string; stepsKept?: number },
 ): Promise<Phases> {
   const { epochSource, stepSource } = sources;
+  const kept = Math.max(0, opts.stepsKept ?? STEPS_KEPT);
   // as typed arrays: a long run has hundreds of thousands of steps
   const D = Float64Array;
   const { rows, columns } = await duck.numbers(
@@ -238,8 +243,7 @@ export async function computePhases(
   const at = new Int32Array(maxWid + 1).fill(-1);
   for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
   const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
-  const all: Phase[] = [];
-  for (let i = 0; i < rows; i++) {
+  const phase = (i: number): Phase => {
     const o = at[wids[i]!] ?? -1;
     const fig = (f: number) => (o < 0 ? 0 : tl.windows[o + f]!);
     const wall = wes[i]! - wss[i]!;
@@ -269,20 +273,51 @@ export async function computePhases(
       verdict: '',
     };
     f.verdict = verdict(f);
-    all.push(f);
+    return f;
+  };
+  const processes: Phase[] = [];
+  const epochs: Phase[] = [];
+  const steps: Phase[] = [];
+  const stepRows: number[] = [];
+  for (let i = 0; i < rows; i++) {
+    const l = levels[i]!;
+    if (l === 2) {
+      stepRows.push(i);
+      if (steps.length < kept) steps.push(phase(i));
+    } else (l === 0 ? processes : epochs).push(phase(i));
   }
-  const processes = all.filter((p) => p.level === 'process');
-  const epochs = all.filter((p) => p.level === 'epoch');
-  const steps = all.filter((p) => p.level === 'step');
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
   for (const p of processes) for (const k of FIGURES) totals[k] += p[k];
   totals.verdict = verdict(totals);
-  const m = medianFigures(steps);
+  // the median step over every step, one figure at a time (no object per step)
+  let m: PhaseFigures | null = null;
+  if (stepRows.length > 0) {
+    m = {} as PhaseFigures;
+    const xs = new Float64Array(stepRows.length);
+    for (const k of FIGURES) {
+      stepRows.forEach((i, j) => (xs[j] = phase(i)[k]));
+      m[k] = medianOf(xs);
+    }
+  }
+  const slowestN = opts.slowest ?? 5;
   const slowest = m
-    ? [...steps]
-        .sort((a, b) => b.wall_us - a.wall_us || a.start_us - b.start_us)
-        .slice(0, opts.slowest ?? 5)
-        .map((s): SlowStep => ({ ...s, reason: reason(s, m, opts.fmt) }))
+    ? [...stepRows]
+        .sort((a, b) => wes[b]! - wss[b]! - (wes[a]! - wss[a]!) || wss[a]! - wss[b]!)
+        .slice(0, slowestN)
+        .map((i): SlowStep => {
+          const s = phase(i);
+          return { ...s, reason: reason(s, m!, opts.fmt) };
+        })
     : [];
-  return { epoch_source: epochSource, step_source: stepSource, processes, epochs, steps, totals, slowest_steps: slowest, median_step: m };
+  return {
+    epoch_source: epochSource,
+    step_source: stepSource,
+    processes,
+    epochs,
+    steps,
+    steps_left_out: stepRows.length - steps.length,
+    totals,
+    slowest_steps: slowest,
+    median_step: m,
+  };
 }

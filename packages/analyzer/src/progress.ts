@@ -1,6 +1,8 @@
 /**
  * A one-line progress bar on stderr, drawn only when stderr is a terminal (never when piped or
- * redirected) and only once work has run for a moment, so small inputs stay quiet.
+ * redirected) and only once work has run for a moment, so small inputs stay quiet. Forced on
+ * (`--progress`) where stderr is not a terminal, it writes a plain line when its note changes,
+ * at most once a second.
  */
 import { fmtBytes } from './format.js';
 
@@ -19,6 +21,9 @@ export class Progress {
   private readonly delayMs: number;
   private last = 0;
   private drawn = false;
+  /** Plain lines rather than a redrawn bar (stderr is not a terminal). */
+  private readonly lines: boolean;
+  private lastNote = '';
 
   constructor(
     private readonly label: string,
@@ -30,11 +35,19 @@ export class Progress {
     this.stream = opts.stream ?? process.stderr;
     this.delayMs = opts.delayMs ?? 500;
     this.enabled = opts.enabled ?? (Boolean(this.stream.isTTY) && !process.env.NO_PROGRESS && !process.env.CI);
+    this.lines = !this.stream.isTTY;
   }
 
   update(done: number, note = ''): void {
     if (!this.enabled) return;
     const now = Date.now();
+    if (this.lines) {
+      if (note === this.lastNote || now - this.last < 1000) return;
+      this.last = now;
+      this.lastNote = note;
+      this.stream.write(`${this.label}: ${note} (${((now - this.t0) / 1000).toFixed(0)} s)\n`);
+      return;
+    }
     if (now - this.t0 < this.delayMs || now - this.last < 100) return;
     this.last = now;
     const cols = Math.max(40, (this.stream.columns ?? 80) - 1);
@@ -59,6 +72,7 @@ export class Progress {
 
   /** Erase the bar. */
   done(): void {
+    if (this.lines) return;
     if (this.drawn) this.stream.write('\r\x1b[2K');
     this.drawn = false;
   }

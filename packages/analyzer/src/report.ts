@@ -32,6 +32,8 @@ export interface ReportOptions extends DuckOptions {
   computeCats?: readonly string[];
   /** A second run's traces: the page gets a comparison section (this run as the base). */
   compareWith?: string[];
+  /** Called as the work moves on (as `SummaryOptions.onStage`). */
+  onStage?: (stage: string) => void;
 }
 
 export interface ReportTrack {
@@ -75,7 +77,7 @@ const num = (v: unknown) => (typeof v === 'number' ? v : Number(v ?? 0));
 export async function reportData(duck: Duck, files: string[], opts: ReportOptions = {}): Promise<ReportData> {
   const maxSlices = opts.maxSlices ?? 100_000;
   const nBins = opts.bins ?? 400;
-  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20 });
+  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);
@@ -268,6 +270,7 @@ export interface ReportResult {
 export async function writeReport(files: string[], output: string, opts: ReportOptions = {}): Promise<ReportResult> {
   const duck = await Duck.open(opts);
   try {
+    opts.onStage?.('reading traces');
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     const data = await reportData(duck, files, opts);
     if (opts.compareWith) {

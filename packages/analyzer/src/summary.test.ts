@@ -82,6 +82,23 @@ describe('summary figures equal values computed independently', () => {
     expect(s.by_name).toHaveLength(byName.size);
     for (const r of s.by_name) expect({ count: r.count, total: r.total_us }).toEqual(byName.get(`${r.cat}/${r.name}`));
 
+    // p50 and p99 as quantile_cont interpolates them, over each name's durations
+    const quantile = (xs: number[], q: number) => {
+      const h = (xs.length - 1) * q;
+      const lo = xs[Math.floor(h)]!;
+      return lo + (xs[Math.ceil(h)]! - lo) * (h - Math.floor(h));
+    };
+    const durs = new Map<string, number[]>();
+    for (const e of x) {
+      const k = `${e.cat}/${e.name}`;
+      if (!durs.has(k)) durs.set(k, []);
+      durs.get(k)!.push(e.dur);
+    }
+    for (const r of s.by_name) {
+      const d = durs.get(`${r.cat}/${r.name}`)!.sort((a, b) => a - b);
+      expect([r.p50_us, r.p99_us, r.min_us, r.max_us]).toEqual([quantile(d, 0.5), quantile(d, 0.99), d[0], d.at(-1)]);
+    }
+
     // bytes read and written per file
     const files = new Map<string, { read: number; written: number; ops: number }>();
     for (const e of x) {
@@ -96,6 +113,13 @@ describe('summary figures equal values computed independently', () => {
     }
     expect(s.files).toHaveLength(files.size);
     for (const f of s.files) expect({ read: f.bytes_read, written: f.bytes_written, ops: f.ops }).toEqual(files.get(f.file));
+
+    expect(s.files_left_out).toBe(0);
+    // only the files with most bytes kept, the rest counted
+    const few = await summarize([a, b], { threads: 2, filesKept: 3 });
+    expect(few.files).toEqual(s.files.slice(0, 3));
+    expect(few.files_left_out).toBe(s.files.length - 3);
+    expect(formatSummary(few)).toMatch(new RegExp(`Files by directory \\(${s.files.length.toLocaleString('en-US')} files`));
 
     // wall time and per-process event counts
     const start = Math.min(...x.map((e) => e.ts));

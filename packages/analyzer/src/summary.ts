@@ -128,8 +128,10 @@ export interface Summary {
   per_process: ProcessStats[];
   by_cat: CatStats[];
   by_name: NameStats[];
-  /** Every file with I/O, most bytes first. */
+  /** The files with I/O, most bytes first: the first `FILES_KEPT` (or `filesKept`). */
   files: FileStats[];
+  /** Files with I/O not in `files`. */
+  files_left_out: number;
   top_events: TopEvent[];
   /** Whether p50/p99 are exact or t-digest estimates (beyond 20 M events). */
   percentiles: 'exact' | 'approximate';
@@ -149,9 +151,18 @@ export interface SummaryOptions {
   threads?: number;
   memoryLimit?: string;
   onProgress?: (percent: number) => void;
+  /** Called as the work moves on: `reading traces`, `sorting events`, `swept N of M events`, `grouping`. */
+  onStage?: (stage: string) => void;
   /** Categories counted as compute besides compute, dynamo and PP. */
   computeCats?: readonly string[];
+  /** Files kept in `files` (default `FILES_KEPT`); the rest are counted in `files_left_out`. */
+  filesKept?: number;
+  /** Steps kept in `phases.steps` (default `STEPS_KEPT`); the rest are counted in `phases.steps_left_out`. */
+  stepsKept?: number;
 }
+
+/** Files kept one by one in a summary unless asked otherwise: a run can read millions of samples. */
+export const FILES_KEPT = 10_000;
 
 /** Up to this many events, p50/p99 are exact; beyond, t-digest estimates (bounded memory). */
 export const EXACT_QUANTILE_MAX = 20_000_000;
@@ -165,6 +176,7 @@ const procKey = (trace: unknown, pid: unknown) => `${num(trace)}\u0000${pid == n
 export async function summarize(files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
   try {
+    opts.onStage?.('reading traces');
     await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     return await summarizeLoaded(duck, files, opts);
   } finally {
@@ -175,11 +187,15 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   // events without p_idx (older layouts) nest by time on their thread
-  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters FROM ev WHERE ph IN ('X', 'C')`);
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters, count(*) FILTER (WHERE ph = 'X') AS events FROM ev WHERE ph IN ('X', 'C')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
   // every interval figure comes from one sorted pass
-  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0 });
+  const stage = opts.onStage;
+  const events = num(np?.events);
+  stage?.(`sorting ${fmtCount(events)} events`);
+  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
+  stage?.('grouping');
   const summary = await groupedSummary(duck, files, opts, timeline, sources);
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
@@ -198,23 +214,35 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       coalesce(sum(bytes) FILTER (WHERE op = 2 AND ph = 'X'), 0) AS bytes_written
     FROM ev`);
 
-  // exact percentiles hold every duration in memory; beyond EXACT_QUANTILE_MAX events, t-digest
+  // exact percentiles from each name's histogram of durations (integer µs: far fewer distinct
+  // values than events, and grouped within DuckDB's memory limit); beyond EXACT_QUANTILE_MAX, t-digest
   const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
-  const q = exact ? 'quantile_cont' : 'approx_quantile';
-  const nameRows = await duck.all(`SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us,
-        ${q}(dur, 0.5) AS p50_us, ${q}(dur, 0.99) AS p99_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} GROUP BY cat, name ORDER BY total_us DESC, count DESC, cat, name`);
+  const where = HOST_EVENTS.replace(" AND cat <> 'dftracer'", '');
+  const quantiles = exact
+    ? `SELECT cat, name, ${quantileFromHistogramSql(0.5)} AS p50_us, ${quantileFromHistogramSql(0.99)} AS p99_us FROM (
+        SELECT *, sum(c) OVER (PARTITION BY cat, name ORDER BY dur ROWS UNBOUNDED PRECEDING) AS cum, sum(c) OVER (PARTITION BY cat, name) AS n
+        FROM (SELECT cat, name, dur, count(*) AS c FROM ev WHERE ${where} AND dur IS NOT NULL GROUP BY cat, name, dur)
+      ) GROUP BY cat, name`
+    : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
+  const nameRows = await duck.all(`SELECT a.*, q.p50_us, q.p99_us FROM (
+      SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us, min(dur) AS min_us, max(dur) AS max_us
+      FROM ev WHERE ${where} GROUP BY cat, name
+    ) a LEFT JOIN (${quantiles}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name
+    ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
+  const filesKept = Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT));
+  let filesTotal = 0;
   const fileRows = (
-    await duck.all(`SELECT e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
+    await duck.all(`SELECT count(*) OVER () AS files_total, e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
         count(*) FILTER (WHERE op = 1) AS reads, count(*) FILTER (WHERE op = 2) AS writes,
         coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS bytes_read, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bytes_written,
         coalesce(sum(dur) FILTER (WHERE op = 1), 0) AS read_us, coalesce(sum(dur) FILTER (WHERE op = 2), 0) AS write_us,
         sum(dur) AS io_us, count(DISTINCT (trace, pid)) AS processes
       FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
       WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL
-      GROUP BY e.fhash ORDER BY bytes_read + bytes_written DESC, io_us DESC, file`)
-  ).map(
-    (r): FileStats => ({
+      GROUP BY e.fhash ORDER BY bytes_read + bytes_written DESC, io_us DESC, file LIMIT ${filesKept}`)
+  ).map((r): FileStats => {
+    filesTotal = num(r.files_total);
+    return {
       file: String(r.file),
       fhash: String(r.fhash),
       ops: num(r.ops),
@@ -228,8 +256,10 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       read_bandwidth: num(r.read_us) > 0 ? (num(r.bytes_read) * 1e6) / num(r.read_us) : 0,
       write_bandwidth: num(r.write_us) > 0 ? (num(r.bytes_written) * 1e6) / num(r.write_us) : 0,
       processes: num(r.processes),
-    }),
-  );
+    };
+  });
+  // none kept: count them apart
+  if (filesKept === 0) filesTotal = num((await duck.all(`SELECT count(DISTINCT fhash) AS n FROM ev WHERE ph = 'X' AND kind = 1 AND fhash IS NOT NULL`))[0]?.n);
 
   const procRows = await duck.all(`SELECT trace, pid, count(*) AS events, count(DISTINCT tid) AS threads,
       min(ts) AS start_us, max(ts + dur) AS end_us,
@@ -294,7 +324,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
-  const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration });
+  const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration, ...(opts.stepsKept !== undefined ? { stepsKept: opts.stepsKept } : {}) });
   const groups = await fileGroups(duck, tl.busyByDir);
   const o = overview ?? {};
   return {
@@ -312,6 +342,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     by_cat: [...byCat.values()].sort((a, b) => b.total_us - a.total_us),
     by_name: byName,
     files: fileRows,
+    files_left_out: filesTotal - fileRows.length,
     top_events: topEvents,
     percentiles: exact ? 'exact' : 'approximate',
     file_groups: groups,
@@ -351,6 +382,17 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     ANTI JOIN (SELECT DISTINCT trace, pid, parent AS id FROM ch) c ON c.trace = p.trace AND c.pid IS NOT DISTINCT FROM p.pid AND c.id = p.id
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
+
+/**
+ * SQL: quantile q of a histogram's rows (dur, c; cum = count up to dur, n = all), interpolated
+ * between the two values around (n − 1)·q exactly as DuckDB's quantile_cont does.
+ */
+function quantileFromHistogramSql(q: number): string {
+  const h = `((n - 1) * ${q})`;
+  const lo = `min(dur) FILTER (WHERE cum > floor(${h}))::DOUBLE`;
+  const hi = `min(dur) FILTER (WHERE cum > ceil(${h}))::DOUBLE`;
+  return `(${lo} + (${hi} - ${lo}) * (any_value(${h}) - floor(any_value(${h}))))`;
+}
 
 async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
   return (
@@ -456,9 +498,10 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   );
   if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
   out.push('');
-  if (opts.files || s.files.length <= FILES_LISTED_MAX) {
+  const filesTotal = s.files.length + (s.files_left_out ?? 0);
+  if (opts.files || filesTotal <= FILES_LISTED_MAX) {
     const listed = opts.files ? s.files.length : Math.min(top, s.files.length);
-    out.push(`Files (top ${listed} of ${fmtCount(s.files.length)} by bytes)`);
+    out.push(`Files (top ${listed} of ${fmtCount(filesTotal)} by bytes)`);
     out.push(
       renderTable(
         ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
@@ -468,9 +511,10 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
+    if (opts.files && s.files_left_out > 0) out.push(`… ${fmtCount(s.files_left_out)} more files not kept (the ${fmtCount(s.files.length)} with most bytes are listed)`);
   } else {
     const g = s.file_groups;
-    out.push(`Files by directory (${fmtCount(s.files.length)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
+    out.push(`Files by directory (${fmtCount(filesTotal)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
     out.push(
       renderTable(
         ['directory', 'files', 'ops', 'read', 'written', 'I/O busy', 'sum of calls', 'bytes/file p50', 'min', 'max'],

@@ -98,6 +98,30 @@ class Unions {
   }
 }
 
+const FIGURES = WINDOW_FIGURES.length;
+
+/**
+ * The window figures a state adds its time to (state bits: 1 I/O, 2 compute self time, 4 data
+ * wait, 8 other self time), so a window's figures add up as time passes, with no per-window
+ * table of states.
+ */
+const STATE_FIGURES: Uint8Array[] = Array.from({ length: 16 }, (_, st) => {
+  const i = (st & 1) !== 0;
+  const c = (st & 2) !== 0;
+  const wt = (st & 4) !== 0;
+  const q = (st & 8) !== 0;
+  const f: number[] = [];
+  if (st === 0) return new Uint8Array(0);
+  if (c) f.push(0);
+  if (i) f.push(1);
+  if (wt && !c) f.push(2);
+  if (i && c) f.push(3);
+  if (i && !(c || wt)) f.push(4);
+  if (q && !(c || i || wt)) f.push(5);
+  f.push(6);
+  return Uint8Array.from(f);
+});
+
 const F_HOST = 1;
 const F_DEV = 2;
 const F_WAIT = 4;
@@ -245,9 +269,8 @@ export class TimelineSweep {
   private readonly selfCat: Unions;
   private readonly busyDir: Unions;
   private readonly res: TimelineResult;
-  /** Time per process by split state (I/O, compute, other: 3 bits), per window by state (4 bits). */
+  /** Time per process by split state (I/O, compute, other: 3 bits). */
   private readonly splitTime: Float64Array;
-  private readonly windowTime: Float64Array;
   /** Running slots by id (heads of `sameId` lists), and running p_idx children by parent id. */
   private readonly ids = new IdTable();
   /** Per thread: the first event at the latest start, and the one before it (nesting). */
@@ -289,7 +312,6 @@ export class TimelineSweep {
       windows: new Float64Array(opts.windows.ws.length * WINDOW_FIGURES.length),
     };
     this.splitTime = new Float64Array(p * 8);
-    this.windowTime = new Float64Array(opts.windows.ws.length * 16);
   }
 
   push(c: TimelineChunk): void {
@@ -379,7 +401,8 @@ export class TimelineSweep {
     const state = (this.nIo > 0 ? 1 : 0) | (this.nCompB > 0 ? 2 : 0) | (this.nWait > 0 ? 4 : 0) | (this.nOtherB > 0 ? 8 : 0);
     if (state === 0) return;
     const { ws, we } = this.o.windows;
-    const out = this.windowTime;
+    const out = this.res.windows;
+    const figs = STATE_FIGURES[state]!;
     for (let l = 0; l < 3; l++) {
       let j = this.wp[l]!;
       const end = this.wEnd[l]!;
@@ -387,7 +410,7 @@ export class TimelineSweep {
       this.wp[l] = j;
       for (; j < end && ws[j]! < t; j++) {
         const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
-        if (len > 0) out[j * 16 + state]! += len;
+        if (len > 0) for (let f = 0; f < figs.length; f++) out[j * FIGURES + figs[f]!]! += len;
       }
     }
   }
@@ -403,26 +426,6 @@ export class TimelineSweep {
         if (st & 2) compute[g]! += len;
         if (st & 3) either[g]! += len;
         all[g]! += len;
-      }
-    }
-    const out = this.res.windows;
-    const F = WINDOW_FIGURES.length;
-    for (let j = 0; j < out.length / F; j++) {
-      const o = j * F;
-      for (let st = 1; st < 16; st++) {
-        const len = this.windowTime[j * 16 + st]!;
-        if (len === 0) continue;
-        const i = (st & 1) !== 0;
-        const c = (st & 2) !== 0;
-        const wt = (st & 4) !== 0;
-        const q = (st & 8) !== 0;
-        if (c) out[o]! += len;
-        if (i) out[o + 1]! += len;
-        if (wt && !c) out[o + 2]! += len;
-        if (i && c) out[o + 3]! += len;
-        if (i && !(c || wt)) out[o + 4]! += len;
-        if (q && !(c || i || wt)) out[o + 5]! += len;
-        out[o + 6]! += len;
       }
     }
   }
