@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { validateFiles } from '@dftracer/analyzer';
 import { finalize, initializeLog } from '@dftracer/core';
-import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
+import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent, errorDifferences, remember, type Seen } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ai, useTf } from './index.js';
 
@@ -27,25 +27,8 @@ afterAll(async () => {
   expect(report.files.flatMap((f) => f.problems.map((p) => `${p.kind}: ${p.examples[0]?.message ?? ''}`))).toEqual([]);
 });
 
-interface Seen {
-  thrown?: unknown;
-  message?: string;
-  stack?: string;
-}
-
-function remember(seen: Seen, e: unknown): never {
-  seen.thrown = e;
-  seen.message = (e as Error).message;
-  seen.stack = (e as Error).stack;
-  throw e;
-}
-
 function expectSameError(seen: Seen, got: unknown, pattern: RegExp): void {
-  expect(seen.thrown).toBeInstanceOf(Error);
-  expect(got).toBe(seen.thrown);
-  expect((got as Error).message).toBe(seen.message);
-  expect((got as Error).message).toMatch(pattern);
-  expect((got as Error).stack).toBe(seen.stack);
+  expect(errorDifferences(seen, got, pattern)).toEqual([]);
 }
 
 /** Steps `marker` (their `step` arg) are roots, each with one `forward` event inside. */

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { validateFiles } from '@dftracer/analyzer';
 import { kernelHubStatus } from '@dftracer/tfjs';
-import { readTrace, traceProblems, type TraceEvent } from '@dftracer/testing';
+import { readTrace, traceProblems, type TraceEvent, errorDifferences, remember, type Seen, caught } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend } from './index.js';
 import { simpleModel } from './models.test-util.js';
@@ -26,35 +26,8 @@ afterAll(async () => {
   expect(report.files.flatMap((f) => f.problems.map((p) => `${p.kind}: ${p.examples[0]?.message ?? ''}`))).toEqual([]);
 });
 
-/** The error tfjs throws, its message and stack as thrown, and what the caller caught. */
-interface Seen {
-  thrown?: unknown;
-  message?: string;
-  stack?: string;
-}
-
-function remember(seen: Seen, e: unknown): never {
-  seen.thrown = e;
-  seen.message = (e as Error).message;
-  seen.stack = (e as Error).stack;
-  throw e;
-}
-
-function caught(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
-
 function expectSameError(seen: Seen, got: unknown, pattern: RegExp): void {
-  expect(seen.thrown).toBeInstanceOf(Error);
-  expect(got).toBe(seen.thrown);
-  expect((got as Error).message).toBe(seen.message);
-  expect((got as Error).message).toMatch(pattern);
-  expect((got as Error).stack).toBe(seen.stack);
+  expect(errorDifferences(seen, got, pattern)).toEqual([]);
 }
 
 /** The following call traces normally: its span is a root, its kernels nested in it. */

@@ -10,3 +10,4 @@ export { traceProblems } from './problems.js';
 export { after, ancestry, childrenOf, countBy, descendantsOf, multiset, overlaps, tempDir, within, type Slice } from './queries.js';
 export { fakeTimestamps, type FakeTimestamps } from './fake-timestamps.js';
 export { MESA_WEBGPU, onMesaWebGPU } from './mesa-webgpu.js';
+export { caught, errorDifferences, remember, type Seen } from './thrown.js';
