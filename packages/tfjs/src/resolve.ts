@@ -15,18 +15,23 @@ export function requirers(from?: string): NodeJS.Require[] {
   return [from === undefined ? here() : createRequire(from), program()];
 }
 
-/** `require` of a package from the first place that has it; the error of the last place if none. */
-export function requireFrom(name: string, places: readonly NodeJS.Require[]): { mod: unknown; resolved: string } {
+/** Where the first place that has a package finds it; the error of the last place if none. */
+export function resolveFirst(name: string, places: readonly NodeJS.Require[]): { rq: NodeJS.Require; resolved: string } {
   let last: unknown;
   for (const rq of places) {
     try {
-      const resolved = rq.resolve(name);
-      return { mod: rq(name), resolved };
+      return { rq, resolved: rq.resolve(name) };
     } catch (e) {
       last = e;
     }
   }
   throw last;
+}
+
+/** `require` of a package from the first place that has it; the error of the last place if none. */
+export function requireFrom(name: string, places: readonly NodeJS.Require[]): { mod: unknown; resolved: string } {
+  const { rq, resolved } = resolveFirst(name, places);
+  return { mod: rq(name), resolved };
 }
 
 // tfjs-core as installed beside (or under) a tfjs flavour: with pnpm it is not hoisted.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { requirers, resolveFirst } from '../resolve.js';
 import { describeAdapter, type AdapterReport } from './adapter.js';
 import type { ResolvedWebGPUOptions } from './options.js';
 
@@ -28,17 +28,8 @@ let previousNavigator: PropertyDescriptor | undefined;
 const importUrl = (url: string): Promise<unknown> => import(url);
 
 async function loadDawn(from: string | undefined): Promise<DawnModule> {
-  const places = [from, import.meta.url, join(process.cwd(), 'noop.js')].filter((p): p is string => typeof p === 'string');
-  let last: unknown;
-  for (const place of places) {
-    try {
-      const path = createRequire(place).resolve('webgpu');
-      return (await importUrl(pathToFileURL(path).href)) as DawnModule;
-    } catch (e) {
-      last = e;
-    }
-  }
-  throw last;
+  const { resolved } = resolveFirst('webgpu', requirers(from));
+  return (await importUrl(pathToFileURL(resolved).href)) as DawnModule;
 }
 
 const LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/lib64', '/lib', '/usr/local/lib'];
