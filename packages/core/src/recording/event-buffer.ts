@@ -56,10 +56,7 @@ export class EventBuffer implements EventColumns {
         let pos = 0;
         for (const key in args) this.addArg(interner.keyAt(pos++, key), args[key], interner);
       } catch {
-        // A getter or proxy that throws: the event keeps no user args but a note; the program sees nothing.
-        this.argObj.length = firstObj;
-        this.argCount = first;
-        this.addArg(interner.key('args_error'), 'the args could not be read', interner);
+        this.argsUnreadable(first, firstObj, interner);
       }
     }
     this.argEnd[i] = this.argCount;
@@ -81,12 +78,17 @@ export class EventBuffer implements EventColumns {
         for (const key in extra) if (!hasOwn(args, key)) this.addArg(interner.keyAt(pos++, key), extra[key], interner);
       } else for (const key in extra) this.addArg(interner.keyAt(pos++, key), extra[key], interner);
     } catch {
-      this.argObj.length = firstObj;
-      this.argCount = first;
-      this.addArg(interner.key('args_error'), 'the args could not be read', interner);
+      this.argsUnreadable(first, firstObj, interner);
     }
     this.argEnd[i] = this.argCount;
     this.count = i + 1;
+  }
+
+  /** A getter or proxy that threw: the event keeps no user args but a note; the program sees nothing. */
+  private argsUnreadable(first: number, firstObj: number, interner: Interner): void {
+    this.argObj.length = firstObj;
+    this.argCount = first;
+    this.addArg(interner.key('args_error'), 'the args could not be read', interner);
   }
 
   /**
