@@ -206,10 +206,10 @@ function reason(s: Phase, m: PhaseFigures, fmt: (us: number) => string): string 
 /** Steps kept as objects in `Phases.steps` unless asked otherwise: a long run has hundreds of thousands. */
 export const STEPS_KEPT = 10_000;
 
-/** The median of `xs` (sorted in a copy). */
+/** The median of `xs` (sorted in place). */
 function medianOf(xs: Float64Array): number {
   if (xs.length === 0) return 0;
-  const s = Float64Array.from(xs).sort();
+  const s = xs.sort();
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
@@ -279,11 +279,15 @@ export async function computePhases(
   const epochs: Phase[] = [];
   const steps: Phase[] = [];
   const stepRows: number[] = [];
+  // every step's figures, one column per figure (filled once: no object per step beyond those kept)
+  const stepFigs = FIGURES.map(() => [] as number[]);
   for (let i = 0; i < rows; i++) {
     const l = levels[i]!;
     if (l === 2) {
       stepRows.push(i);
-      if (steps.length < kept) steps.push(phase(i));
+      const s = phase(i);
+      FIGURES.forEach((k, f) => stepFigs[f]!.push(s[k]));
+      if (steps.length < kept) steps.push(s);
     } else (l === 0 ? processes : epochs).push(phase(i));
   }
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
@@ -293,11 +297,7 @@ export async function computePhases(
   let m: PhaseFigures | null = null;
   if (stepRows.length > 0) {
     m = {} as PhaseFigures;
-    const xs = new Float64Array(stepRows.length);
-    for (const k of FIGURES) {
-      stepRows.forEach((i, j) => (xs[j] = phase(i)[k]));
-      m[k] = medianOf(xs);
-    }
+    FIGURES.forEach((k, f) => (m![k] = medianOf(Float64Array.from(stepFigs[f]!))));
   }
   const slowestN = opts.slowest ?? 5;
   const slowest = m

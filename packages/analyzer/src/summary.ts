@@ -20,11 +20,12 @@
 import { basename } from 'node:path';
 import { Duck, loadTraces, type Row } from './duck.js';
 import { deviceStats, type DeviceStats } from './device.js';
-import { buildFileDirs, fileGroups, type FileGroup } from './file-groups.js';
+import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
 import { buildWindows, computePhases, type Phases } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
+import type { FileTotals } from './timeline/group-totals.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
 
@@ -187,7 +188,8 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   // events without p_idx (older layouts) nest by time on their thread
-  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL) AS n, count(*) FILTER (WHERE ph = 'C') AS counters, count(*) FILTER (WHERE ph = 'X') AS events FROM ev WHERE ph IN ('X', 'C')`);
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL AND ph <> 'M') AS n, count(*) FILTER (WHERE ph = 'C') AS counters,
+    count(*) FILTER (WHERE ph = 'X') AS events, count(*) FILTER (WHERE ph = 'M') AS metadata FROM ev WHERE ph IN ('X', 'C', 'M')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
   // every interval figure comes from one sorted pass
@@ -196,27 +198,22 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   stage?.(`sorting ${fmtCount(events)} events`);
   const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
   stage?.('grouping');
-  const summary = await groupedSummary(duck, files, opts, timeline, sources);
+  const summary = await groupedSummary(duck, files, opts, timeline, sources, num(np?.metadata));
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
   return summary;
 }
 
 /** The grouped figures, and the interval figures of the pass. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: Awaited<ReturnType<typeof buildWindows>>): Promise<Summary> {
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: Awaited<ReturnType<typeof buildWindows>>, metadata: number): Promise<Summary> {
   const top = opts.top ?? 10;
-  const [overview] = await duck.all(`SELECT
-      count(*) FILTER (WHERE ph = 'X') AS events,
-      count(*) FILTER (WHERE ph = 'M') AS metadata,
-      min(ts) FILTER (WHERE ph = 'X') AS start_us,
-      max(ts + dur) FILTER (WHERE ph = 'X') AS end_us,
-      coalesce(sum(bytes) FILTER (WHERE op = 1 AND ph = 'X'), 0) AS bytes_read,
-      coalesce(sum(bytes) FILTER (WHERE op = 2 AND ph = 'X'), 0) AS bytes_written
-    FROM ev`);
+  const { proc, file } = tl.totals;
+  let events = 0;
+  for (let g = 0; g < proc.events.length; g++) events += proc.events[g]!;
 
   // exact percentiles from each name's histogram of durations (integer µs: far fewer distinct
   // values than events, and grouped within DuckDB's memory limit); beyond EXACT_QUANTILE_MAX, t-digest
-  const exact = num(overview?.events) <= EXACT_QUANTILE_MAX;
+  const exact = events <= EXACT_QUANTILE_MAX;
   const where = HOST_EVENTS.replace(" AND cat <> 'dftracer'", '');
   const quantiles = exact
     ? `SELECT cat, name, ${quantileFromHistogramSql(0.5)} AS p50_us, ${quantileFromHistogramSql(0.99)} AS p99_us FROM (
@@ -229,42 +226,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       FROM ev WHERE ${where} GROUP BY cat, name
     ) a LEFT JOIN (${quantiles}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name
     ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
-  const filesKept = Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT));
-  let filesTotal = 0;
-  const fileRows = (
-    await duck.all(`SELECT count(*) OVER () AS files_total, e.fhash, coalesce(any_value(fh.path), e.fhash) AS file, count(*) AS ops,
-        count(*) FILTER (WHERE op = 1) AS reads, count(*) FILTER (WHERE op = 2) AS writes,
-        coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS bytes_read, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bytes_written,
-        coalesce(sum(dur) FILTER (WHERE op = 1), 0) AS read_us, coalesce(sum(dur) FILTER (WHERE op = 2), 0) AS write_us,
-        sum(dur) AS io_us, count(DISTINCT (trace, pid)) AS processes
-      FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
-      WHERE e.ph = 'X' AND e.kind = 1 AND e.fhash IS NOT NULL
-      GROUP BY e.fhash ORDER BY bytes_read + bytes_written DESC, io_us DESC, file LIMIT ${filesKept}`)
-  ).map((r): FileStats => {
-    filesTotal = num(r.files_total);
-    return {
-      file: String(r.file),
-      fhash: String(r.fhash),
-      ops: num(r.ops),
-      reads: num(r.reads),
-      writes: num(r.writes),
-      bytes_read: num(r.bytes_read),
-      bytes_written: num(r.bytes_written),
-      read_us: num(r.read_us),
-      write_us: num(r.write_us),
-      io_us: num(r.io_us),
-      read_bandwidth: num(r.read_us) > 0 ? (num(r.bytes_read) * 1e6) / num(r.read_us) : 0,
-      write_bandwidth: num(r.write_us) > 0 ? (num(r.bytes_written) * 1e6) / num(r.write_us) : 0,
-      processes: num(r.processes),
-    };
-  });
-  // none kept: count them apart
-  if (filesKept === 0) filesTotal = num((await duck.all(`SELECT count(DISTINCT fhash) AS n FROM ev WHERE ph = 'X' AND kind = 1 AND fhash IS NOT NULL`))[0]?.n);
-
-  const procRows = await duck.all(`SELECT trace, pid, count(*) AS events, count(DISTINCT tid) AS threads,
-      min(ts) AS start_us, max(ts + dur) AS end_us,
-      coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS bytes_read, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bytes_written
-    FROM ev WHERE ph = 'X' GROUP BY trace, pid ORDER BY trace, pid`);
+  const ft = await fileTable(duck);
+  const fileRows = topFiles(ft, file, Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT)));
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
   const topEvents = await topEventRows(duck, top);
@@ -294,55 +257,64 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     byCat.set(r.cat, c);
   }
 
-  const split = new Map(tl.procTrace.map((t, g) => [procKey(t, tl.procPid[g]), { io: tl.io[g]!, comp: tl.compute[g]!, any: tl.either[g]!, all: tl.all[g]! }]));
-  const perProcess = procRows.map((r): ProcessStats => {
-    const k = procKey(r.trace, r.pid);
-    const s = split.get(k) ?? { io: 0, comp: 0, any: 0, all: 0 };
-    const wall = num(r.end_us) - num(r.start_us);
-    const overlap = s.io + s.comp - s.any;
+  // a process without a start or an end reads 0 there, as SQL's null did
+  const fin = (v: number) => (Number.isNaN(v) ? 0 : v);
+  let start = NaN;
+  let end = NaN;
+  let bytesRead = 0;
+  let bytesWritten = 0;
+  const perProcess = tl.procTrace.map((trace, g): ProcessStats => {
+    const k = procKey(trace, tl.procPid[g]);
+    const io = tl.io[g]!;
+    const comp = tl.compute[g]!;
+    const wall = fin(proc.end[g]!) - fin(proc.start[g]!);
+    const overlap = io + comp - tl.either[g]!;
+    if (!(start <= proc.start[g]!)) start = proc.start[g]!;
+    if (!(end >= proc.end[g]!)) end = proc.end[g]!;
+    bytesRead += proc.bytesRead[g]!;
+    bytesWritten += proc.bytesWritten[g]!;
     return {
-      pid: num(r.pid),
-      trace: files[num(r.trace)] ?? String(r.trace),
+      pid: tl.procPidNull[g] ? 0 : tl.procPid[g]!,
+      trace: files[trace] ?? String(trace),
       name: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
       host: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'HH')?.aname),
-      threads: num(r.threads),
-      events: num(r.events),
-      start_us: num(r.start_us),
-      end_us: num(r.end_us),
+      threads: proc.threads[g]!,
+      events: proc.events[g]!,
+      start_us: fin(proc.start[g]!),
+      end_us: fin(proc.end[g]!),
       wall_us: wall,
-      bytes_read: num(r.bytes_read),
-      bytes_written: num(r.bytes_written),
-      io_us: s.io,
-      compute_us: s.comp,
+      bytes_read: proc.bytesRead[g]!,
+      bytes_written: proc.bytesWritten[g]!,
+      io_us: io,
+      compute_us: comp,
       overlap_us: overlap,
-      io_only_us: s.io - overlap,
-      compute_only_us: s.comp - overlap,
-      other_us: s.all - s.any,
-      idle_us: Math.max(0, wall - s.all),
+      io_only_us: io - overlap,
+      compute_only_us: comp - overlap,
+      other_us: tl.all[g]! - tl.either[g]!,
+      idle_us: Math.max(0, wall - tl.all[g]!),
     };
   });
   const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
   const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration, ...(opts.stepsKept !== undefined ? { stepsKept: opts.stepsKept } : {}) });
-  const groups = await fileGroups(duck, tl.busyByDir);
-  const o = overview ?? {};
+  const groups = fileGroups(ft, file, tl.busyByDir);
   return {
     traces: files,
-    events: num(o.events),
-    metadata: num(o.metadata),
+    events,
+    metadata,
     processes: perProcess.length,
-    start_us: num(o.start_us),
-    end_us: num(o.end_us),
-    wall_us: num(o.end_us) - num(o.start_us),
-    bytes_read: num(o.bytes_read),
-    bytes_written: num(o.bytes_written),
+    start_us: fin(start),
+    end_us: fin(end),
+    wall_us: fin(end) - fin(start),
+    bytes_read: bytesRead,
+    bytes_written: bytesWritten,
     totals,
     per_process: perProcess,
     by_cat: [...byCat.values()].sort((a, b) => b.total_us - a.total_us),
     by_name: byName,
     files: fileRows,
-    files_left_out: filesTotal - fileRows.length,
+    files_left_out: ft.fhash.length - fileRows.length,
     top_events: topEvents,
     percentiles: exact ? 'exact' : 'approximate',
     file_groups: groups,
@@ -350,6 +322,30 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     device,
     counters: [],
   };
+}
+
+/** The `kept` files with most bytes moved (then most I/O time, then by path and hash), from the pass's per-file totals. */
+function topFiles(ft: FileTable, t: FileTotals, kept: number): FileStats[] {
+  const order = Array.from(ft.fhash, (_, f) => f).sort(
+    (a, b) => t.bytesRead[b]! + t.bytesWritten[b]! - (t.bytesRead[a]! + t.bytesWritten[a]!) || t.ioUs[b]! - t.ioUs[a]! || (ft.path[a]! < ft.path[b]! ? -1 : ft.path[a]! > ft.path[b]! ? 1 : a - b),
+  );
+  return order.slice(0, kept).map(
+    (f): FileStats => ({
+      file: ft.path[f]!,
+      fhash: ft.fhash[f]!,
+      ops: t.ops[f]!,
+      reads: t.reads[f]!,
+      writes: t.writes[f]!,
+      bytes_read: t.bytesRead[f]!,
+      bytes_written: t.bytesWritten[f]!,
+      read_us: t.readUs[f]!,
+      write_us: t.writeUs[f]!,
+      io_us: t.ioUs[f]!,
+      read_bandwidth: t.readUs[f]! > 0 ? (t.bytesRead[f]! * 1e6) / t.readUs[f]! : 0,
+      write_bandwidth: t.writeUs[f]! > 0 ? (t.bytesWritten[f]! * 1e6) / t.writeUs[f]! : 0,
+      processes: t.processes[f]!,
+    }),
+  );
 }
 
 /**

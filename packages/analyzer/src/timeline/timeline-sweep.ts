@@ -12,16 +12,21 @@
  */
 
 import { IdTable } from './id-table.js';
+import { BIT_DEV, BIT_DUR_NULL, OP_SHIFT, type TotalsChunk } from './group-totals.js';
 
-/** Per event, in the order the pass takes them: by process, then start, longer first. */
-export interface TimelineChunk {
+/**
+ * Per event, in the order the pass takes them: by process, then start (null last), longer first.
+ * Events without a start (ts NaN) only count in the totals (`group-totals.ts`).
+ */
+export interface TimelineChunk extends TotalsChunk {
   rows: number;
   /** Process index (0 … processes − 1, in order). */
   g: Float64Array;
+  /** NaN: null. */
   ts: Float64Array;
   /** ts + dur (dur null: ts). */
   te: Float64Array;
-  /** -1: none. */
+  /** NaN: none. */
   tid: Float64Array;
   /** -1: none. */
   id: Float64Array;
@@ -31,12 +36,6 @@ export interface TimelineChunk {
   key: Float64Array;
   /** 0 tracer, 1 I/O, 2 compute, 3 other (`kindSql`). */
   kind: Float64Array;
-  /** 1: a GPU device-track event. */
-  dev: Float64Array;
-  /** Bytes of a read (kind 1, dur ≥ 0), else 0. */
-  readBytes: Float64Array;
-  /** Directory index of an I/O event's file, -1: none. */
-  dir: Float64Array;
 }
 
 /** What each (cat, name) key is. */
@@ -249,6 +248,8 @@ interface ThreadNesting {
 export interface TimelineOptions {
   keys: TimelineKeys;
   dirs: number;
+  /** Directory index of each file (`TotalsChunk.fid`). */
+  fileDir: Int32Array;
   processes: number;
   windows: TimelineWindows;
   /** Events without p_idx are children of the latest earlier-starting event on their thread that encloses them. */
@@ -320,16 +321,22 @@ export class TimelineSweep {
       const g = c.g[i]!;
       if (g !== this.g) this.startProcess(g);
       const ts = c.ts[i]!;
+      if (ts !== ts) continue;
       // ends first: an interval [a, b) no longer runs at b
       while (this.heap.peekEnd() <= ts) this.end(this.heap.pop());
       this.advance(ts);
-      const rb = c.readBytes[i]!;
-      if (rb !== 0) this.addBytes(ts, rb);
       const key = c.key[i]!;
       const kind = c.kind[i]!;
-      const host = keys.host[key] === 1;
       const te = c.te[i]!;
-      const tid = c.tid[i]!;
+      const bits = c.bits[i]!;
+      // a read's bytes (one with a dur, not negative)
+      if (kind === 1 && bits >> OP_SHIFT === 1 && (bits & BIT_DUR_NULL) === 0 && te >= ts) {
+        const b = c.bytes[i]!;
+        if (b !== 0) this.addBytes(ts, b);
+      }
+      const host = keys.host[key] === 1;
+      const rawTid = c.tid[i]!;
+      const tid = rawTid === rawTid ? rawTid : -1;
       if (this.o.nest && host && tid !== -1) {
         // the enclosing candidate: the first event at the latest start before this one, on this thread
         let th = this.threads.get(tid);
@@ -450,7 +457,7 @@ export class TimelineSweep {
     const s = r.alloc();
     const id = c.id[i]!;
     const parent = c.parent[i]!;
-    const dev = c.dev[i] === 1;
+    const dev = (c.bits[i]! & BIT_DEV) !== 0;
     const host = keys.host[key] === 1;
     let flags = 0;
     if (host && !dev) flags |= F_HOST;
@@ -462,7 +469,8 @@ export class TimelineSweep {
     r.kind[s] = kind;
     r.id[s] = id;
     r.parent[s] = parent;
-    r.dir[s] = c.dir[i]!;
+    const fid = c.fid[i]!;
+    r.dir[s] = fid >= 0 ? this.o.fileDir[fid]! : -1;
     r.seq[s] = ++this.seq;
     r.nestSlot[s] = nestParent;
     r.nestSeq[s] = nestSeq;
