@@ -33,7 +33,9 @@ const fns = {
 };
 
 const clock = hasMainClock ? mainNs : () => Number(process.hrtime.bigint());
-// Calls per stretch: enough that the raw op alone lasts MIN_STRETCH_MS (schedstat ticks, ~4 ms).
+// Calls per stretch: enough that the raw op alone lasts MIN_STRETCH_MS (schedstat ticks, ~4 ms),
+// counted once every variant is warm (tfjs' first calls are far slower).
+for (const f of Object.values(fns)) for (let i = 0; i < 20000; i++) f().dispose();
 let n = 1000;
 for (;;) {
   const t0 = process.hrtime.bigint();
@@ -52,7 +54,7 @@ const loop = (f) => {
   return { main: (clock() - t0) / n / 1000, proc: (processUs() - p0) / n };
 };
 const names = Object.keys(fns);
-for (let w = 0; w < 2; w++) names.forEach((k) => loop(fns[k]));
+names.forEach((k) => loop(fns[k]));
 const r = Object.fromEntries(names.map((k) => [k, []]));
 for (let k = 0; k < ROUNDS; k++) for (const name of k & 1 ? [...names].reverse() : names) r[name].push(loop(fns[name]));
 finalize();
