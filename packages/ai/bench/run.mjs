@@ -42,6 +42,24 @@ console.log('| per call, above the raw call | with useTf tensor hooks (out_shape
 console.log('|---|---|---|---|---|');
 console.log(`| main thread | ${us(e.hookedUs)} | ≤ +0.5 µs | ${us(e.plainUs)} | ${us(e.dftfnUs)} |`);
 console.log(`| process (writer thread included) | ${us(e.hookedProcUs)} | — | — | ${us(e.dftfnProcUs)} |\n`);
+/** gc.mjs: GC per isolate, untraced and with hooked events, under the default encoder and under `auto`. */
+function gcCase(encoder) {
+  const dir = mkdtempSync(join(tmpdir(), 'dft-ai-bench-gc-'));
+  const env = { ...process.env };
+  if (encoder === undefined) delete env.DFTRACER_GZIP_ENCODER;
+  else env.DFTRACER_GZIP_ENCODER = encoder;
+  const p = spawnSync(process.execPath, [join(here, 'gc.mjs'), dir], { encoding: 'utf8', env });
+  rmSync(dir, { recursive: true, force: true });
+  if (p.status !== 0) throw new Error(`bench gc failed:\n${p.stderr}`);
+  return JSON.parse(p.stdout.trim().split('\n').pop());
+}
+const gcs = [gcCase(undefined), gcCase('auto')];
+const g = (x) => `${x.gcs} GCs, ${f(x.ms, 0)} ms`;
+console.log(`GC pauses per isolate for ${gcs[0].calls} tiny tf ops (node --trace-gc; the writer formats text for zlib unless the encoder is the hand-written one):`);
+console.log('| encoder | untraced: program | untraced: writer | hooked events: program | hooked events: writer |');
+console.log('|---|---|---|---|---|');
+for (const r of gcs) console.log(`| ${r.encoder} | ${g(r.untraced.main)} | ${g(r.untraced.writer)} | ${g(r.traced.main)} | ${g(r.traced.writer)} |`);
+console.log('');
 const rows = cases.map(([backend, kind, label]) => [backend, label, run(backend, kind)]);
 console.log('| backend | model | untraced step (CPU ms, reference) | traced, process CPU | traced, main thread | traced, wall | goal | tracing alone per event (main thread) | goal |');
 console.log('|---|---|---|---|---|---|---|---|---|');
