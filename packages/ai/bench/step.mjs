@@ -1,11 +1,11 @@
 // One backend per process: a real tfjs training step, untraced and with every ai tracer on, in
 // alternating rounds (ABBA) so both meet the same moments of the machine. Prints one JSON line.
 // Usage: node step.mjs <wasm|cpu> <mlp|cnn> <outDir>
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MIN_STRETCH_MS, gcTotalMs, mainNs, processUs } from './cpu-clock.mjs';
 
 const [, , backend, kind, outDir] = process.argv;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const STEPS = Number(process.env.BENCH_STEPS ?? 5);
 const BATCH = 32;
 
@@ -101,45 +101,79 @@ const tracingOnly = () =>
     return s;
   });
 
-// The main thread's CPU time (Linux schedstat, ns), apart from the writer thread's; elsewhere 0.
-const schedstat = `/proc/self/task/${process.pid}/schedstat`;
-const mainNs = existsSync(schedstat) ? () => Number(readFileSync(schedstat, 'utf8').split(' ')[0]) : () => 0;
-/** Per step: process CPU ms (the writer thread's included), the main thread's CPU ms, and wall ms.
+/**
+ * Per step: process CPU ms (the writer thread's included), the main thread's CPU ms, wall ms and
+ * GC pause ms, over `reps` calls of f (a stretch of ≥ MIN_STRETCH_MS: schedstat moves in ticks).
  * CPU time is what the tracer costs; it is far less disturbed than wall time by other work on a
- * shared machine. */
-const time = (f) => {
-  const c0 = process.cpuUsage();
+ * shared machine.
+ */
+const time = async (f, reps) => {
+  const g0 = gcTotalMs();
+  const c0 = processUs();
   const m0 = mainNs();
   const t0 = process.hrtime.bigint();
-  const l = f();
-  const c = process.cpuUsage(c0);
-  const main = (mainNs() - m0) / 1e6 / STEPS;
-  if (!Number.isFinite(l)) throw new Error('loss is not finite');
-  return { cpu: (c.user + c.system) / 1e3 / STEPS, main, wall: Number(process.hrtime.bigint() - t0) / 1e6 / STEPS };
+  for (let k = 0; k < reps; k++) if (!Number.isFinite(f())) throw new Error('loss is not finite');
+  const steps = reps * STEPS;
+  const r = { cpu: (processUs() - c0) / 1e3 / steps, main: (mainNs() - m0) / 1e6 / steps, wall: Number(process.hrtime.bigint() - t0) / 1e6 / steps };
+  // GC entries arrive after the stretch, in a later turn of the event loop.
+  await new Promise((res) => setTimeout(res, 1));
+  r.gc = (gcTotalMs() - g0) / steps;
+  return r;
 };
-for (let w = 0; w < 3; w++) {
-  time(untraced);
-  time(traced);
-  time(tracingOnly);
+/** Calls of f that make one stretch. */
+const repsFor = async (f) => {
+  const one = await time(f, 1);
+  return Math.max(1, Math.ceil(MIN_STRETCH_MS / (one.wall * STEPS)));
+};
+await time(untraced, 1);
+await time(traced, 1);
+await time(tracingOnly, 1);
+const reps = await repsFor(untraced);
+const repsZ = await repsFor(tracingOnly);
+for (let w = 0; w < 2; w++) {
+  await time(untraced, reps);
+  await time(traced, reps);
+  await time(tracingOnly, repsZ);
 }
 const u = [];
 const t = [];
 const z = [];
 for (let r = 0; r < ROUNDS; r++) {
   if (r & 1) {
-    t.push(time(traced));
-    u.push(time(untraced));
+    t.push(await time(traced, reps));
+    u.push(await time(untraced, reps));
   } else {
-    u.push(time(untraced));
-    t.push(time(traced));
+    u.push(await time(untraced, reps));
+    t.push(await time(traced, reps));
   }
-  z.push(time(tracingOnly));
+  z.push(await time(tracingOnly, repsZ));
 }
 const med = (x) => [...x].sort((a, b) => a - b)[x.length >> 1];
 const ratio = (k) => med(t.map((x, i) => x[k] / u[i][k]));
+/** Median over rounds of traced − untraced (ms per step). */
+const delta = (k) => med(t.map((x, i) => x[k] - u[i][k]));
 // Per step: BATCH items, fetch.iter, fetch.block, collate, transfer, step, backward, forward.
 const eventsPerStep = BATCH + 7;
 finalize();
 process.stdout.write(
-  JSON.stringify({ backend, kind, untracedCpuMs: med(u.map((x) => x.cpu)), tracedCpuMs: med(t.map((x) => x.cpu)), cpuRatio: ratio('cpu'), untracedWallMs: med(u.map((x) => x.wall)), wallRatio: ratio('wall'), mainRatio: ratio('main'), tracingCpuMs: med(z.map((x) => x.cpu)), tracingMainMs: med(z.map((x) => x.main)), eventsPerStep }) + '\n',
+  JSON.stringify({
+    backend,
+    kind,
+    untracedCpuMs: med(u.map((x) => x.cpu)),
+    tracedCpuMs: med(t.map((x) => x.cpu)),
+    cpuRatio: ratio('cpu'),
+    untracedWallMs: med(u.map((x) => x.wall)),
+    wallRatio: ratio('wall'),
+    mainRatio: ratio('main'),
+    // Where the extra time of a traced step goes (ms per step, medians over rounds).
+    deltaCpuMs: delta('cpu'),
+    deltaMainMs: delta('main'),
+    deltaGcMs: delta('gc'),
+    tracingCpuMs: med(z.map((x) => x.cpu)),
+    tracingMainMs: med(z.map((x) => x.main)),
+    tracingGcMs: med(z.map((x) => x.gc)),
+    eventsPerStep,
+    reps,
+    rounds: ROUNDS,
+  }) + '\n',
 );

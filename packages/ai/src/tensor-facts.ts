@@ -4,6 +4,17 @@ import { dtypeBytes } from '@dftracer/tfjs';
 export type Tensor = { shape: number[]; dtype: string; size: number; isDisposed: boolean; data(): Promise<unknown> };
 type IsTensor = (x: unknown) => x is Tensor;
 
+/**
+ * The tensor test of a tfjs namespace: `instanceof tf.Tensor`, whose `Symbol.hasInstance` is a
+ * function reading three properties, asked only of objects that are not plain `tf.Tensor`s by
+ * prototype (what ops return): the same answers, at the cost of one load on every call.
+ */
+export function tensorTest(TensorClass: abstract new (...args: never[]) => unknown): IsTensor {
+  // tf.Tensor read once by the caller: on a bundled namespace each read is a getter call.
+  const proto: unknown = TensorClass.prototype;
+  return (x: unknown): x is Tensor => (typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === proto) || x instanceof TensorClass;
+}
+
 /** The tensors a call returned: one, an array of them, or an object's tensor values. */
 export function tensorsIn(v: unknown, isTensor: IsTensor): Tensor[] {
   if (isTensor(v)) return [v];
@@ -40,6 +51,9 @@ export class OutputFacts {
   /** The shapes just read, flattened (rank, dims, rank, dims…), in `key[0…n)`. */
   private key: Float64Array = new Float64Array(64);
   private n = 0;
+  /** The last dtype seen and its bytes per element. */
+  private dtype = '';
+  private dtypeSize = 0;
 
   constructor(private readonly isTensor: IsTensor) {}
 
@@ -65,7 +79,13 @@ export class OutputFacts {
 
   private add(t: Tensor): void {
     this.count++;
-    this.bytes += t.size * dtypeBytes(t.dtype);
+    // Calls see one dtype after another: the table is asked again only when it changes.
+    const d = t.dtype;
+    if (d !== this.dtype) {
+      this.dtype = d;
+      this.dtypeSize = dtypeBytes(d);
+    }
+    this.bytes += t.size * this.dtypeSize;
     const s = t.shape;
     if (this.n + s.length + 1 > this.key.length) {
       const k = new Float64Array((this.n + s.length + 1) * 2);

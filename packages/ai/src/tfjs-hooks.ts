@@ -1,7 +1,7 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
 import { isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
-import { OutputFacts, tensorsIn, type Tensor } from './tensor-facts.js';
+import { OutputFacts, tensorTest, tensorsIn } from './tensor-facts.js';
 
 export interface UseTfOptions {
   /**
@@ -94,9 +94,7 @@ interface ComputeArgs {
 
 /** The compute hooks for one tfjs namespace. */
 export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<number | undefined> {
-  // tf.Tensor read once: on a bundled namespace each read is a getter call.
-  const TensorClass = tf.Tensor;
-  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
+  const isTensor = tensorTest(tf.Tensor);
   const shapes = options.shapes !== false;
   const memory = options.memory !== false;
   const sync = options.sync ?? 'auto';
@@ -107,11 +105,13 @@ export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<numb
     shapes: { out_shape: null, out_bytes: 0 },
     memory: { tensors_delta: 0, bytes_delta: 0 },
   };
-  // Whether the active backend is asynchronous, asked once per backend name.
+  // Whether the active backend is asynchronous, asked once per backend name. tf.engine read
+  // once: on a bundled namespace each read is a getter call, and this runs on every call.
+  const engine = tf.engine;
   let backendSeen = '';
   let backendAsync = false;
   const asyncBackend = (): boolean => {
-    const name = (tf.engine() as { backendName: string }).backendName;
+    const name = (engine.call(tf) as { backendName: string }).backendName;
     if (name !== backendSeen) {
       backendAsync = isAsyncBackend(tf);
       backendSeen = name;
@@ -152,9 +152,7 @@ export function computeHooks(tf: Tf, options: UseTfOptions = {}): CallHooks<numb
 
 /** Hooks for host↔device copies: `bytes` moved and the `direction`. */
 export function transferHooks(tf: Tf): CallHooks<undefined> {
-  // tf.Tensor read once: on a bundled namespace each read is a getter call.
-  const TensorClass = tf.Tensor;
-  const isTensor = (x: unknown): x is Tensor => x instanceof TensorClass;
+  const isTensor = tensorTest(tf.Tensor);
   const facts = new OutputFacts(isTensor);
   const hostBytes = (v: unknown): number => (ArrayBuffer.isView(v) ? v.byteLength : Array.isArray(v) ? v.reduce((n: number, x) => n + hostBytes(x), 0) : 0);
   const up = { direction: 'h2d', bytes: 0 };

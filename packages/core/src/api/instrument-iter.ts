@@ -1,5 +1,6 @@
 import { activeTracer } from './core-state.js';
 import type { Instrument } from './instrument.js';
+import type { ThreadTracer } from '../recording/tracer.js';
 
 export interface InstrumentIterOptions {
   /** Event name prefix; default the instrument's name. */
@@ -52,22 +53,33 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
   const it = src[Symbol.iterator]();
   let done = false;
   let i = 0;
+  // The two event kinds, asked of a tracer once: they alternate, which the interner's
+  // last-kind shortcut never catches.
+  let kindsOf: ThreadTracer | null = null;
+  let waitKind = -1;
+  let holdKind = -1;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
-      // The wait is a span: what producing the item does (a loader's reads) nests under it.
-      const wait = t !== null && plan.wait !== null ? t.enter() : null;
+      if (t !== null && t !== kindsOf) {
+        kindsOf = t;
+        waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
+        holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
+      }
+      // The wait is a span: what producing the item does (a loader's reads) nests under it. It
+      // ends before the generator yields, so it is the tracer's allocation-free sync pair.
+      const wait = t !== null && plan.wait !== null ? t.enterFast() : 0;
       let r: IteratorResult<T>;
       try {
         r = it.next();
       } catch (e) {
-        if (wait !== null) t!.exitKind(wait, t!.interner.kind(plan.wait!, d.cat), failedArgs(d, plan, i, e));
+        if (wait !== 0) t!.exitFast(wait, waitKind, failedArgs(d, plan, i, e));
         done = true; // as for-of: a source whose next() threw is not asked to return
         throw e;
       }
       if (r.done) {
         done = true;
-        if (wait !== null) t!.discard(wait); // the end of iteration is no item: nothing to write
+        if (wait !== 0) t!.discardFast(wait); // the end of iteration is no item: nothing to write
         return;
       }
       i++;
@@ -76,7 +88,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         continue;
       }
       const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
-      if (wait !== null) t.exitKind(wait, t.interner.kind(plan.wait!, d.cat), args);
+      if (wait !== 0) t.exitFast(wait, waitKind, args);
       if (plan.hold === null) {
         yield r.value;
         continue;
@@ -85,7 +97,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
       try {
         yield r.value;
       } finally {
-        t.exitKind(span, t.interner.kind(plan.hold, d.cat), args);
+        t.exitKind(span, holdKind, args);
       }
     }
   } finally {

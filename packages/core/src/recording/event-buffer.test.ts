@@ -110,3 +110,41 @@ describe('Interner.str', () => {
     expect(interner.str('aaaa')).toBe(a);
   });
 });
+
+describe('EventBuffer.pushMerged', () => {
+  it('writes exactly what pushArgs writes for { ...args, ...extra }, key order and overridden values included', () => {
+    const { interner, buf, ctx } = setup();
+    const long = 'y'.repeat(100);
+    const cases: [Record<string, unknown> | undefined, Record<string, unknown>][] = [
+      [{ epoch: 1, step: 2 }, { out_shape: [2, 3], out_bytes: 24, tensors_delta: 1, bytes_delta: 24 }],
+      [{ epoch: 1, step: 2, tag: 't' }, { step: 300, out: long }],
+      [{ a: long, b: 'x' }, { a: 'short', c: null, b: { o: 1 } }],
+      [undefined, { only: 1, s: 's' }],
+      [{ same: 1 }, {}],
+      [{}, { hhash: 'user', n: 1 }],
+    ];
+    // Twice: the second round meets the interner's remembered keys and strings.
+    for (let round = 0; round < 2; round++) {
+      for (const [args, extra] of cases) buf.pushMerged(interner.kind('m', 'c'), 1, 2, 1, -1, args as never, extra as never, interner);
+      for (const [args, extra] of cases) buf.push(interner.kind('m', 'c'), 1, 2, 3, 4, 1, -1, { ...args, ...extra } as never, interner);
+    }
+    const sink = new TextSink(16);
+    formatEvents(buf, ctx, sink);
+    const argsOf = lines(sink.view().toString()).map((l) => JSON.stringify(JSON.parse(l).args));
+    const n = cases.length;
+    for (let round = 0; round < 2; round++) {
+      const at = round * 2 * n;
+      expect(argsOf.slice(at, at + n)).toEqual(argsOf.slice(at + n, at + 2 * n));
+    }
+    expect(JSON.parse(argsOf[1]!)).toEqual({ hhash: '00000000000000aa', level: 1, p_idx: -1, epoch: 1, step: 300, tag: 't', out: long });
+  });
+
+  it('keeps an args_error note, not a part of the args, when a getter of extra throws', () => {
+    const { interner, buf, ctx } = setup();
+    const extra = { ok: 1, get bad(): number { throw new Error('no'); } };
+    buf.pushMerged(interner.kind('m', 'c'), 1, 2, 1, -1, { a: 'kept?' }, extra, interner);
+    const sink = new TextSink(16);
+    formatEvents(buf, ctx, sink);
+    expect(JSON.parse(lines(sink.view().toString())[0]!).args).toEqual({ hhash: '00000000000000aa', level: 1, p_idx: -1, args_error: 'the args could not be read' });
+  });
+});

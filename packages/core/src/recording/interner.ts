@@ -30,6 +30,8 @@ export class Interner {
   private readonly recentKeyIds = new Int32Array(RECENT_KEYS);
   private lastStr: string | undefined = undefined;
   private lastStrId = -1;
+  private lastRaw: string | undefined = undefined;
+  private lastRawId = -1;
 
   kind(name: string, cat: string): number {
     if (name === this.lastName && cat === this.lastCat && this.lastKind >= 0) return this.lastKind;
@@ -121,6 +123,8 @@ export class Interner {
    * as it is; -1 when it is not worth interning (or the table is full).
    */
   raw(text: string): number {
+    // The same text as the last one (a layer's output shape, call after call) skips the Map.
+    if (text === this.lastRaw) return this.lastRawId;
     let k = this.raws.get(text);
     if (k === undefined) {
       if (text.length > MAX_INTERNED_STRING || this.strFrag.length >= MAX_INTERNED_STRINGS) return -1;
@@ -128,6 +132,8 @@ export class Interner {
       this.strFrag.push(text);
       this.raws.set(text, k);
     }
+    this.lastRaw = text;
+    this.lastRawId = k;
     return k;
   }
 

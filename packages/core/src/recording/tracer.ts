@@ -227,15 +227,21 @@ export class ThreadTracer implements Tracer {
       const lane = this.allocLane();
       return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
     }
+    return this.pushSpan(id, level, start, false);
+  }
+
+  private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region: false, open: true };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
   enterRegion(): SpanState {
-    const s = this.enter();
+    const start = nowUs();
+    this.resolveParent();
+    const s = this.pushSpan(this.nextId(), this.pLevel + 1, start, true);
     this.queueDemotion();
-    return { ...s, region: true };
+    return s;
   }
 
   /** Closes a span without writing it (an iteration that produced no item). */
@@ -318,6 +324,11 @@ export class ThreadTracer implements Tracer {
     this.buf.times(start, this.endClock[0]! - start);
     this.recordTimed(kind, stack.id[i]!, stack.tid[i]!, stack.level[i]!, stack.parent[i]!, args);
     stack.pop(depth, stack.id[i]!, false);
+  }
+
+  /** Closes the sync span at `depth` without writing it (an iteration that produced no item). */
+  discardFast(depth: number): void {
+    this.stack.pop(depth, this.stack.id[depth - 1]!, false);
   }
 
   /** `exitFast` with the args `{ ...args, ...extra }`, recorded without building that object. */
