@@ -41,9 +41,18 @@ interface EngineState {
   readonly registeredVariables?: Readonly<Record<string, TensorInfoLike | undefined>>;
 }
 
-type Engine = { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
+type Reads = Record<'read' | 'readSync', (dataId: object) => unknown>;
+type Engine = { state: EngineState; backendName: string } & Reads;
 
 const message = (e: unknown) => (e as Error)?.message ?? String(e);
+
+/** The object on `o`'s prototype chain (or `o`) that holds the property `key` itself, or null. */
+function ownerOf(o: object, key: string): Reads | null {
+  for (let p: object | null = o; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    if (Object.prototype.hasOwnProperty.call(p, key)) return p as Reads;
+  }
+  return null;
+}
 
 /**
  * The tfjs module compiled calls run on (@dftracer/tfjs's resolveTf: the namespace handed over,
@@ -120,13 +129,19 @@ class Runtime {
     this.hookedTracer = null;
   };
 
-  /** A data read inside a compiled call ends the current graph (Dynamo's graph break). */
+  /**
+   * A data read inside a compiled call ends the current graph (Dynamo's graph break). The read
+   * methods are wrapped where they are defined (the Engine prototype), never added to and deleted
+   * from the engine itself: deleting a property V8 did not add last turns the engine into a
+   * dictionary-mode object, and every tfjs kernel of the process would run slower from then on.
+   */
   private patchReads(): void {
     const eng = this.engine();
     const restores: (() => void)[] = [];
     for (const m of ['readSync', 'read'] as const) {
-      const own = Object.prototype.hasOwnProperty.call(eng, m);
-      const original = eng[m];
+      const holder = ownerOf(eng, m);
+      if (holder === null) continue;
+      const original = holder[m];
       if (typeof original !== 'function') continue;
       const rt = this;
       const wrapped = function (this: unknown, dataId: object) {
@@ -141,11 +156,9 @@ class Runtime {
         }
         return original.call(this, dataId);
       };
-      eng[m] = wrapped;
+      holder[m] = wrapped;
       restores.push(() => {
-        if (eng[m] !== wrapped) return;
-        if (own) eng[m] = original;
-        else delete (eng as Partial<typeof eng>)[m];
+        if (holder[m] === wrapped) holder[m] = original;
       });
     }
     this.unpatchReads = () => restores.forEach((r) => r());

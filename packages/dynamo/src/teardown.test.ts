@@ -47,4 +47,23 @@ describe('teardown', () => {
     restored();
     expect(readFileSync(stop.file, 'utf8')).toBe(text);
   });
+
+  it('leaves the tfjs engine object as it found it while hooked and after (V8 keeps it a fast object)', () => {
+    // Adding own properties to the engine and deleting them again would turn it into a
+    // dictionary-mode object, and every kernel of the process would run slower after finalize.
+    const engine = tf.engine();
+    const own = Object.getOwnPropertyNames(engine);
+    const stop = startTrace('engine-shape');
+    const m = compile(simpleModel(), { backend: createBackend({ name: 'shape' }) });
+    // A read inside the compiled call: the graph break the read hooks exist for still happens.
+    const reads = createBackend({ name: 'reads' });
+    const f = compile((x: tf.Tensor) => (tf.sum(x).dataSync()[0]! > 0 ? tf.relu(x) : tf.neg(x)), { backend: reads });
+    (m.predict(tf.randomNormal([1, 32, 32, 3], 0, 1, 'float32', 4)) as tf.Tensor).dispose();
+    f(tf.ones([2])).dispose();
+    expect(reads.graphs.map((g) => g.partition)).toEqual([0, 1]);
+    expect(Object.getOwnPropertyNames(engine)).toEqual(own);
+    stop();
+    expect(Object.getOwnPropertyNames(engine)).toEqual(own);
+    expect(Object.prototype.hasOwnProperty.call(engine, 'readSync')).toBe(false);
+  });
 });
