@@ -33,6 +33,16 @@ export interface CompiledState {
   /** Placeholder names for the call's tensor arguments, by position. */
   readonly argNames: readonly string[];
   readonly guards: Map<string, { readonly fingerprints: Set<string>; dynamic: boolean }>;
+  /** The call's event name, `<backend>.<name>`, made once. */
+  readonly eventName: string;
+  /** The call event's args per grad mode (0, 1), made once: a call allocates none without a context. */
+  readonly callArgs: readonly [Args, Args];
+}
+
+/** What `compile` keeps for one compiled function or model method. */
+export function compiledState(name: string, backend: DynamoBackend, deviceTime: DeviceTimeMode, argNames: readonly string[]): CompiledState {
+  const args = (g: 0 | 1) => Object.freeze({ op: 'call', target: name, grad_enabled: g }) as Args;
+  return { name, backend, deviceTime, argNames, guards: new Map(), eventName: `${backend.name}.${name}`, callArgs: [args(0), args(1)] };
 }
 
 interface EngineState {
@@ -77,7 +87,8 @@ class Runtime {
   private unsubscribe: (() => void) | null = null;
   /** The tracer whose teardown unhooks us. */
   private hookedTracer: Tracer | null = null;
-  private slots = new Map<string, KernelSlot>();
+  /** By the hub's kernelId: an array index per kernel instead of a map lookup by name. */
+  private slots: (KernelSlot | undefined)[] = [];
   private slotsTracer: Tracer | null = null;
   private lastBackend = '';
   /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
@@ -177,15 +188,18 @@ class Runtime {
 
   // ---------------------------------------------------------------- calls
 
-  private slotFor(t: Tracer, kernelName: string): KernelSlot {
+  private slotFor(t: Tracer, c: KernelCall): KernelSlot {
     if (this.slotsTracer !== t) {
-      this.slots = new Map();
+      this.slots = [];
       this.slotsTracer = t;
     }
-    let s = this.slots.get(kernelName);
+    const slots = this.slots;
+    let s = slots[c.kernelId];
     if (s === undefined) {
-      s = { shape: t.shape(`function.${kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']), inputs: new TypesMemo(), outputs: new TypesMemo() };
-      this.slots.set(kernelName, s);
+      s = { shape: t.shape(`function.${c.kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']), inputs: new TypesMemo(), outputs: new TypesMemo() };
+      // Filled up to the id, not assigned past the end: a sparse array would be a slow dictionary.
+      while (slots.length <= c.kernelId) slots.push(undefined);
+      slots[c.kernelId] = s;
     }
     return s;
   }
@@ -265,10 +279,14 @@ class Runtime {
   }
 
   private end(f: Frame): void {
-    const i = this.frames.lastIndexOf(f);
-    if (i >= 0) this.frames.splice(i, 1);
-    this.top = this.frames[this.frames.length - 1] ?? null;
-    if (f.temporary && this.frames.length === 0 && this.hookedTracer === null) this.unhook();
+    const frames = this.frames;
+    if (frames[frames.length - 1] === f) frames.pop();
+    else {
+      const i = frames.lastIndexOf(f);
+      if (i >= 0) frames.splice(i, 1);
+    }
+    this.top = frames[frames.length - 1] ?? null;
+    if (f.temporary && frames.length === 0 && this.hookedTracer === null) this.unhook();
   }
 
   /** The kernel listener: one event per kernel of a compiled call (and of its backward pass). */
@@ -302,7 +320,7 @@ class Runtime {
     const dur = Math.floor(c.end) - ts;
     const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
     const ctx = backend.contextArgs;
-    const slot = this.slotFor(tracer, c.kernelName);
+    const slot = this.slotFor(tracer, c);
     const inputs = slot.inputs.text(c.inputs);
     const outputs = slot.outputs.text(c.outputs);
     if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
@@ -355,9 +373,8 @@ class Runtime {
     } finally {
       this.end(f);
       if (t !== null && span !== undefined) {
-        const a: Record<string, unknown> = { op: 'call', target: state.name, grad_enabled: gradEnabled };
-        if (backend.contextArgs !== null) Object.assign(a, backend.contextArgs);
-        t.exit(span, `${backend.name}.${state.name}`, CAT, a as Args);
+        const ctx = backend.contextArgs;
+        t.exit(span, state.eventName, CAT, ctx === null ? state.callArgs[gradEnabled] : ({ ...state.callArgs[gradEnabled], ...ctx } as Args));
       }
       if (ok && f.capture !== null) this.keep(state, sig, f.capture, result);
     }

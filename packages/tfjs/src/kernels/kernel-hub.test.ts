@@ -110,6 +110,31 @@ describe('kernel hub', () => {
     for (const cfg of tf.getKernelsForBackend('cpu')) expect(cfg.kernelFunc.name).not.toBe('dftracerKernel');
   });
 
+  it('gives each kernel an id of its own that stays the same when the hub is taken out and put back', () => {
+    const ids = () => {
+      const seen = new Map<string, Set<number>>();
+      const off = subscribeKernels(tf, (c) => {
+        let s = seen.get(c.kernelName);
+        if (s === undefined) seen.set(c.kernelName, (s = new Set()));
+        s.add(c.kernelId);
+      });
+      tf.tidy(() => {
+        model();
+        tf.add(tf.scalar(1), tf.scalar(2));
+      });
+      off();
+      return seen;
+    };
+    const first = ids();
+    expect([...first.keys()]).toEqual(expect.arrayContaining(['Conv2D', 'Relu', 'Reshape', 'BatchMatMul', 'Add']));
+    // One id per kernel, every kernel a different one, small integers.
+    for (const s of first.values()) expect(s.size).toBe(1);
+    const all = [...first.values()].map((s) => [...s][0]!);
+    expect(new Set(all).size).toBe(all.length);
+    for (const id of all) expect(Number.isInteger(id) && id >= 0 && id < 10_000).toBe(true);
+    expect(ids()).toEqual(first);
+  });
+
   it('never changes results or creates tensors', () => {
     const plain = model();
     const plainValues = plain.dataSync().slice();

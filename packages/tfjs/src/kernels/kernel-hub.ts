@@ -10,6 +10,12 @@ import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, Ten
 export interface KernelCall {
   readonly kernelName: string;
   readonly backendName: string;
+  /**
+   * A small integer for (backendName, kernelName), the same for the life of the process (0, 1, 2…
+   * in the order kernels were first wrapped): a listener keeps per-kernel state in an array
+   * indexed by it instead of looking the names up in a map on every kernel.
+   */
+  readonly kernelId: number;
   readonly inputs: Readonly<Record<string, TensorInfoLike>>;
   readonly attrs: Readonly<Record<string, unknown>> | undefined;
   readonly outputs: readonly TensorInfoLike[];
@@ -34,6 +40,7 @@ export type KernelListener = (call: KernelCall) => void;
 interface MutableCall {
   kernelName: string;
   backendName: string;
+  kernelId: number;
   inputs: Readonly<Record<string, TensorInfoLike>>;
   attrs: Readonly<Record<string, unknown>> | undefined;
   outputs: readonly TensorInfoLike[];
@@ -79,6 +86,7 @@ export class KernelHub {
   untrackMemory: (() => void) | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
+  private readonly ids = new Map<string, number>();
   // Each listener's warnings under a key of its own (listeners are functions, keys are strings).
   private readonly listenerKeys = new WeakMap<KernelListener, string>();
   // One record per kernel depth: a kernel running inside another must not overwrite its record.
@@ -87,13 +95,21 @@ export class KernelHub {
   private record(depth: number): MutableCall {
     let r = this.records[depth];
     if (r === undefined) {
-      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
+      r = { kernelName: '', backendName: '', kernelId: -1, inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
       this.records[depth] = r;
     }
     return r;
   }
 
-  dispatch(kernelName: string, backendName: string, args: KernelArgsLike, out: unknown, t0: number, t1: number): void {
+  /** The kernelId of (backendName, kernelName); ids are never reused, so a listener's arrays stay valid. */
+  kernelId(backendName: string, kernelName: string): number {
+    const key = `${backendName}\0${kernelName}`;
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    return id;
+  }
+
+  dispatch(kernelId: number, kernelName: string, backendName: string, args: KernelArgsLike, out: unknown, t0: number, t1: number): void {
     const ls = this.listeners;
     const engine = this.engine;
     if (ls.length === 0 || engine === null) return;
@@ -104,6 +120,7 @@ export class KernelHub {
       r = this.record(depth > 0 ? depth : 0);
       r.kernelName = kernelName;
       r.backendName = backendName;
+      r.kernelId = kernelId;
       r.inputs = (args?.inputs ?? NO_INPUTS) as Readonly<Record<string, TensorInfoLike>>;
       r.attrs = args?.attrs;
       if (Array.isArray(out)) r.outputs = out as TensorInfoLike[];
@@ -198,13 +215,14 @@ function wrapKernel(hub: KernelHub, cfg: KernelConfigLike): KernelConfigLike['ke
   const original = cfg.kernelFunc;
   const kernelName = cfg.kernelName;
   const backendName = cfg.backendName;
+  const id = hub.kernelId(backendName, kernelName);
   // Times the kernel and hands it to the listeners; never creates tensors or touches the result.
   return function dftracerKernel(this: unknown, args: KernelArgsLike): unknown {
     if (hub.listeners.length === 0) return original.call(this, args);
     const t0 = performance.now();
     const out = original.call(this, args);
     const t1 = performance.now();
-    hub.dispatch(kernelName, backendName, args, out, t0, t1);
+    hub.dispatch(id, kernelName, backendName, args, out, t0, t1);
     return out;
   };
 }
