@@ -2,7 +2,8 @@
 // by dynamo, and under tf.profile, in alternating rounds in this process. Prints one JSON line.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { finalize, initializeLog } from '@dftracer/core';
+import { finalize, getTracer, initializeLog } from '@dftracer/core';
+import { subscribeKernels } from '@dftracer/tfjs';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,21 @@ const profiled = (f) => async () => {
   p.result.dispose();
 };
 
+/**
+ * The floor under dynamo: the uncompiled model with a bare kernel listener that writes each kernel
+ * as one event through the core's fastest path (emitShaped, fixed string args): the hook and the
+ * core's price of the kernels' events, without dynamo's own work (types, layers, the call span).
+ */
+const floorListener = () => {
+  const tracer = getTracer();
+  const shapes = new Map();
+  return (c) => {
+    let shape = shapes.get(c.kernelName);
+    if (shape === undefined) shapes.set(c.kernelName, (shape = tracer.shape(`function.${c.kernelName}`, 'dynamo', ['grad_enabled', 'op', 'inputs', 'outputs'])));
+    tracer.emitShaped(shape, c.start, c.end - c.start, c.gradDepth > 0 || c.backward ? 1 : 0, 'call_function', 'float32[4,28,28,1]', 'float32[4,26,26,8]');
+  };
+};
+
 // The main thread's CPU time (Linux schedstat), not wall time: on a shared machine wall time is
 // mostly other processes' scheduling. Elsewhere, wall time.
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
@@ -80,7 +96,7 @@ for (const [name, c] of Object.entries(cases)) {
   c.dynamo();
   finalize();
   await profiled(c.plain)();
-  const t = { plain: [], dynamo: [], hooked: [], profile: [] };
+  const t = { plain: [], dynamo: [], hooked: [], floor: [], profile: [] };
   for (let r = 0; r < ROUNDS; r++) {
     // Traced windows: a tracer per round, its writer thread and dynamo's hooks warmed up by compiled
     // calls off the clock. Then, after finalize (hooks out, trace closed), the untraced and
@@ -90,7 +106,13 @@ for (const [name, c] of Object.entries(cases)) {
     await settle();
     t.dynamo.push(await time(c.dynamo, c.iters));
     // The uncompiled model while dynamo's hooks are in: what the wrappers cost outside compiled calls.
+    // Each window starts once the writer thread has written the last one's events: a writer
+    // still compressing them would run beside the window and count in it.
+    await settle();
     t.hooked.push(await time(c.plain, c.iters));
+    const off = subscribeKernels(tf, floorListener());
+    t.floor.push(await time(c.plain, c.iters));
+    off();
     finalize();
     await settle();
     t.plain.push(await time(c.plain, c.iters));
@@ -99,7 +121,7 @@ for (const [name, c] of Object.entries(cases)) {
   const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
   // Per-round ratios cancel the machine's drift between rounds; their median is the figure.
   const ratio = (k) => median(t[k].map((v, i) => v / t.plain[i]));
-  out[name] = { iters: c.iters, plainMs: median(t.plain), dynamo: ratio('dynamo'), hooked: ratio('hooked'), profile: ratio('profile') };
+  out[name] = { iters: c.iters, plainMs: median(t.plain), dynamo: ratio('dynamo'), hooked: ratio('hooked'), floor: ratio('floor'), profile: ratio('profile') };
 }
 const fwdGraph = backend.graphs.find((g) => g.fn.endsWith('.predict'));
 out.kernelsPerForward = fwdGraph?.select('call_function').length ?? 0;
