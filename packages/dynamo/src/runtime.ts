@@ -1,5 +1,5 @@
 import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -84,7 +84,8 @@ function tfjs(): TfCoreLike | null {
 class Runtime {
   private readonly frames: Frame[] = [];
   private top: Frame | null = null;
-  private unsubscribe: (() => void) | null = null;
+  /** The kernel-hub subscription: it wants kernels only inside compiled calls and while their tape's backward pass may come. */
+  private unsubscribe: KernelSubscription | null = null;
   /** The tracer whose teardown unhooks us. */
   private hookedTracer: Tracer | null = null;
   /** By the hub's kernelId: an array index per kernel instead of a map lookup by name. */
@@ -275,7 +276,24 @@ class Runtime {
     const f: Frame = { backend, tracer: t, capture, temporary, timing };
     this.frames.push(f);
     this.top = f;
+    this.wantKernels();
     return f;
+  }
+
+  /**
+   * Kernels outside compiled calls are not traced (but for a tape's backward pass): the hub then
+   * runs them without clock reads or listener calls.
+   */
+  private wantKernels(): void {
+    this.unsubscribe?.want(this.frames.length > 0 || this.tape !== null);
+  }
+
+  /** The tape a compiled call ran on is done with (its backward pass ran, or it was dropped). */
+  private endTape(): void {
+    this.tape = null;
+    this.tapeBackend = null;
+    this.tapeTiming = null;
+    this.wantKernels();
   }
 
   private end(f: Frame): void {
@@ -287,6 +305,7 @@ class Runtime {
     }
     this.top = frames[frames.length - 1] ?? null;
     if (f.temporary && frames.length === 0 && this.hookedTracer === null) this.unhook();
+    else this.wantKernels();
   }
 
   /** The kernel listener: one event per kernel of a compiled call (and of its backward pass). */
@@ -310,7 +329,12 @@ class Runtime {
       }
     } else {
       // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
-      if (this.tape === null || !c.backward || this.engine().state.activeTape !== this.tape) return;
+      if (this.tape === null) return;
+      if (this.engine().state.activeTape !== this.tape) {
+        this.endTape();
+        return;
+      }
+      if (!c.backward) return;
       backend = this.tapeBackend!;
       timing = this.tapeTiming;
       tracer = getTracer();

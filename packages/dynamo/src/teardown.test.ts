@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { kernelHubStatus } from '@dftracer/tfjs';
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { compile, createBackend } from './index.js';
 import { simpleModel } from './models.test-util.js';
 import { startTrace } from './trace.test-util.js';
@@ -65,5 +66,30 @@ describe('teardown', () => {
     stop();
     expect(Object.getOwnPropertyNames(engine)).toEqual(own);
     expect(Object.prototype.hasOwnProperty.call(engine, 'readSync')).toBe(false);
+  });
+
+  it('leaves kernels outside compiled calls unwatched once a compiled train step and its backward pass are done', () => {
+    const stop = startTrace('unwatched');
+    const model = simpleModel();
+    const m = compile(model, { backend: createBackend({ name: 'uw' }) });
+    const x = tf.randomNormal([2, 32, 32, 3], 0, 1, 'float32', 5);
+    const labels = tf.oneHot(tf.tensor1d([1, 3], 'int32'), 10);
+    const opt = tf.train.sgd(0.01);
+    const step = () => opt.minimize(() => tf.losses.softmaxCrossEntropy(labels, m.apply(x, { training: true }) as tf.Tensor), true)!.dispose();
+    step();
+    step();
+    // The optimizer's update ran after the backward pass: from there on, plain tfjs work is not timed.
+    const now = vi.spyOn(performance, 'now');
+    tf.tidy(() => tf.relu(tf.matMul(tf.ones([4, 4]), tf.ones([4, 4]))));
+    expect(now).not.toHaveBeenCalled();
+    now.mockRestore();
+    const events = stop();
+    // Both steps are whole: forward kernels in the call, backward kernels after it, the same each step.
+    const calls = events.filter((e) => e.name === 'uw.SimpleModel.apply');
+    expect(calls).toHaveLength(2);
+    const backward = events.filter((e) => e.cat === 'dynamo' && e.name.startsWith('function.') && e.args.grad_enabled === 1 && !calls.some((c) => e.ts >= c.ts && e.ts + e.dur <= c.ts + c.dur));
+    expect(backward.length).toBeGreaterThan(5);
+    expect(backward.length % 2).toBe(0);
+    expect(events.filter((e) => e.name === 'function.Relu' || e.name === 'function.BatchMatMul').filter((e) => !calls.some((c) => e.ts >= c.ts && e.ts + e.dur <= c.ts + c.dur) && e.args.grad_enabled === 0)).toEqual([]);
   });
 });

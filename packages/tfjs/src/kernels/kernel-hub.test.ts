@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { nowUs } from '@dftracer/core';
+import { performance } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kernelHubStatus, subscribeKernels, syncKernels, type KernelCall } from './kernel-hub.js';
 
@@ -133,6 +134,36 @@ describe('kernel hub', () => {
     expect(new Set(all).size).toBe(all.length);
     for (const id of all) expect(Number.isInteger(id) && id >= 0 && id < 10_000).toBe(true);
     expect(ids()).toEqual(first);
+  });
+
+  it('hands kernels only to listeners that want them; with none wanting, a kernel reads no clock', () => {
+    const a: string[] = [];
+    const b: string[] = [];
+    const sa = subscribeKernels(tf, (c) => a.push(c.kernelName));
+    const sb = subscribeKernels(tf, (c) => b.push(c.kernelName));
+    const add = () => tf.tidy(() => tf.add(tf.scalar(1), tf.scalar(2)));
+    sa.want(false);
+    add();
+    expect([a, b]).toEqual([[], ['Add']]);
+    sb.want(false);
+    const now = vi.spyOn(performance, 'now');
+    add();
+    expect(now).not.toHaveBeenCalled();
+    now.mockRestore();
+    // Still subscribed: the kernels stay wrapped and the status counts both.
+    expect(kernelHubStatus().listeners).toBe(2);
+    expect(tf.getKernel('Add', 'cpu')!.kernelFunc.name).toBe('dftracerKernel');
+    sa.want(true);
+    sa.want(true); // twice is harmless
+    add();
+    expect([a, b]).toEqual([['Add'], ['Add']]);
+    expect(() => sa.want('yes' as never)).toThrow(/subscribeKernels: want\(on\) takes a boolean; got yes/);
+    sa();
+    sb();
+    sb.want(true); // after unsubscribing: nothing
+    expect(kernelHubStatus()).toEqual({ listeners: 0, wrappedKernels: 0 });
+    add();
+    expect([a, b]).toEqual([['Add'], ['Add']]);
   });
 
   it('never changes results or creates tensors', () => {

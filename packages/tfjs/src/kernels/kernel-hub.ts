@@ -37,6 +37,16 @@ export interface KernelCall {
 
 export type KernelListener = (call: KernelCall) => void;
 
+/**
+ * What `subscribeKernels` returns: call it to unsubscribe. `want(false)` stops handing kernels to
+ * this listener until `want(true)` while the kernels stay wrapped; when no listener wants kernels,
+ * a kernel runs through its wrapper without a clock read or a call to any listener.
+ */
+export interface KernelSubscription {
+  (): void;
+  want(on: boolean): void;
+}
+
 interface MutableCall {
   kernelName: string;
   backendName: string;
@@ -77,7 +87,10 @@ function inBackwardScope(state: EngineStateLike): boolean {
  * shares its registry): every (backend, kernel) is wrapped at most once whoever subscribes.
  */
 export class KernelHub {
+  /** The listeners that want kernels now (the others are subscribed with want(false)). */
   listeners: readonly KernelListener[] = [];
+  /** Subscriptions, wanting or not: the kernels stay wrapped while there is one. */
+  subscriptions = 0;
   /** Set while a device timer runs: gives each kernel the GPU programs it recorded. */
   deviceClaim: (() => number) | null = null;
   tf: TfCoreLike | null = null;
@@ -243,12 +256,12 @@ function checkTf(tfCore: unknown, fn: string): asserts tfCore is TfCoreLike {
 
 /**
  * Calls `listener` after every tfjs kernel that runs, on every backend, until the returned
- * function is called. Kernels are wrapped in the registry once for all subscribers (the first one
+ * function is called (its `want(false)` pauses the calls, `want(true)` resumes them). Kernels are wrapped in the registry once for all subscribers (the first one
  * installs, the last one's unsubscribe puts the originals back); kernels registered later are
  * picked up by `syncKernels`. A listener that throws is reported once and never reaches the
  * program. Listeners must not run tfjs ops.
  */
-export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): () => void {
+export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): KernelSubscription {
   checkTf(tfCore, 'subscribeKernels');
   if (typeof listener !== 'function') throw new TypeError(`subscribeKernels: listener must be a function; got ${typeof listener}`);
   const hub = kernelHub();
@@ -258,16 +271,31 @@ export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): 
     // A tfjs backend is in use: its tensor counts go beside the events as a counter track.
     hub.untrackMemory = trackTfjsMemory(tfCore as unknown as TfMemoryLike);
   }
+  hub.subscriptions++;
   hub.listeners = [...hub.listeners, listener];
   hub.sync(hub.tf);
   let subscribed = true;
-  return function unsubscribeKernels() {
-    if (!subscribed) return;
-    subscribed = false;
+  let active = true;
+  const drop = () => {
     const i = hub.listeners.indexOf(listener);
     if (i >= 0) hub.listeners = [...hub.listeners.slice(0, i), ...hub.listeners.slice(i + 1)];
-    if (hub.listeners.length === 0) hub.restore();
   };
+  const unsubscribeKernels = function unsubscribeKernels() {
+    if (!subscribed) return;
+    subscribed = false;
+    if (active) drop();
+    active = false;
+    if (--hub.subscriptions === 0) hub.restore();
+  };
+  return Object.assign(unsubscribeKernels, {
+    want(on: boolean): void {
+      if (typeof on !== 'boolean') throw new TypeError(`subscribeKernels: want(on) takes a boolean; got ${String(on)}`);
+      if (!subscribed || on === active) return;
+      active = on;
+      if (on) hub.listeners = [...hub.listeners, listener];
+      else drop();
+    },
+  });
 }
 
 /**
@@ -284,5 +312,5 @@ export function syncKernels(tfCore: TfCoreLike): number {
 /** How many kernel listeners are subscribed and how many registry entries the hub has wrapped. */
 export function kernelHubStatus(): { readonly listeners: number; readonly wrappedKernels: number } {
   const hub = kernelHub();
-  return { listeners: hub.listeners.length, wrappedKernels: hub.installed.size };
+  return { listeners: hub.subscriptions, wrappedKernels: hub.installed.size };
 }
