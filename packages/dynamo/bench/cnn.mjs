@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { compile, createBackend } from '../dist/index.js';
 
 const backendName = process.argv[2] ?? 'cpu';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 await tf.setBackend(backendName);
 await tf.ready();
@@ -38,7 +38,12 @@ const labels = tf.oneHot(tf.tensor1d([0, 1, 2, 3], 'int32'), 10);
 const backend = createBackend({ name: 'cnn' });
 const compiled = compile(model, { backend });
 
-const forward = (m) => () => tf.tidy(() => m.predict(x).dataSync());
+// The read values stay inside tidy: a typed array returned from tidy is walked element by element
+// by tfjs (looking for tensors), and that walk deoptimizes and reoptimizes over and over.
+const forward = (m) => () =>
+  tf.tidy(() => {
+    m.predict(x).dataSync();
+  });
 const trainStep = (m) => () => {
   const cost = optimizer.minimize(() => tf.losses.softmaxCrossEntropy(labels, m.apply(x, { training: true })), true, varList);
   cost.dataSync();
@@ -82,11 +87,12 @@ const dir = mkdtempSync(join(tmpdir(), 'dft-dynamo-bench-'));
 let traceNo = 0;
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
-// Iterations per timed window: each window lasts ~0.1–0.5 s on this kind of machine.
+// Iterations per timed window: each window lasts ~0.2–0.5 s on this kind of machine (shorter ones
+// move by tens of percent with the machine's other load).
 const wasm = backendName === 'wasm';
 const cases = {
-  forward: { plain: forward(model), dynamo: forward(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 200 : 20)) },
-  train: { plain: trainStep(model), dynamo: trainStep(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 100 : 3)) },
+  forward: { plain: forward(model), dynamo: forward(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 1000 : 40)) },
+  train: { plain: trainStep(model), dynamo: trainStep(compiled), iters: Number(process.env.BENCH_ITERS ?? (wasm ? 300 : 3)) },
 };
 const out = { backend: backendName, rounds: ROUNDS, frozen, batch: BATCH, clock: existsSync(schedstat) ? 'main-thread CPU' : 'wall' };
 for (const [name, c] of Object.entries(cases)) {
