@@ -2,7 +2,7 @@ import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
 import { createBackend, DynamoBackend, type BackendOptions } from './backend.js';
 import type { Graph } from './graph.js';
 import { isLayersModel, wrapLayers, type LayersModelLike } from './layers.js';
-import { runtime, type CompiledState } from './runtime.js';
+import { compiledState, runtime } from './runtime.js';
 
 export type AnyFunction = (this: any, ...args: any[]) => any;
 
@@ -61,7 +61,7 @@ function argNames(fn: AnyFunction): string[] {
 }
 
 function compileFunction<T extends AnyFunction>(fn: T, backend: DynamoBackend, name: string, deviceTime: DeviceTimeMode): T {
-  const state: CompiledState = { name, backend, deviceTime, argNames: argNames(fn), guards: new Map() };
+  const state = compiledState(name, backend, deviceTime, argNames(fn));
   const rt = runtime();
   const compiled = function (this: unknown, ...args: unknown[]) {
     return rt.call(state, fn, this, args);
@@ -79,7 +79,7 @@ function compileModel<M extends LayersModelLike>(model: M, backend: DynamoBacken
   const traced: Record<string, AnyFunction> = {};
   for (const m of MODEL_METHODS) {
     const original = model[m] as AnyFunction;
-    const state: CompiledState = { name: `${model.name}.${m}`, backend, deviceTime, argNames: ['x', 'options'], guards: new Map() };
+    const state = compiledState(`${model.name}.${m}`, backend, deviceTime, ['x', 'options']);
     // Layers are wrapped only for calls that trace or capture, and unwrapped when the hooks go.
     const prepare = () => wrapLayers(model);
     traced[m] = function (this: unknown, ...args: unknown[]) {

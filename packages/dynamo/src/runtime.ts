@@ -1,5 +1,5 @@
 import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -33,6 +33,16 @@ export interface CompiledState {
   /** Placeholder names for the call's tensor arguments, by position. */
   readonly argNames: readonly string[];
   readonly guards: Map<string, { readonly fingerprints: Set<string>; dynamic: boolean }>;
+  /** The call's event name, `<backend>.<name>`, made once. */
+  readonly eventName: string;
+  /** The call event's args per grad mode (0, 1), made once: a call allocates none without a context. */
+  readonly callArgs: readonly [Args, Args];
+}
+
+/** What `compile` keeps for one compiled function or model method. */
+export function compiledState(name: string, backend: DynamoBackend, deviceTime: DeviceTimeMode, argNames: readonly string[]): CompiledState {
+  const args = (g: 0 | 1) => Object.freeze({ op: 'call', target: name, grad_enabled: g }) as Args;
+  return { name, backend, deviceTime, argNames, guards: new Map(), eventName: `${backend.name}.${name}`, callArgs: [args(0), args(1)] };
 }
 
 interface EngineState {
@@ -41,9 +51,18 @@ interface EngineState {
   readonly registeredVariables?: Readonly<Record<string, TensorInfoLike | undefined>>;
 }
 
-type Engine = { state: EngineState; backendName: string } & Record<'read' | 'readSync', (dataId: object) => unknown>;
+type Reads = Record<'read' | 'readSync', (dataId: object) => unknown>;
+type Engine = { state: EngineState; backendName: string } & Reads;
 
 const message = (e: unknown) => (e as Error)?.message ?? String(e);
+
+/** The object on `o`'s prototype chain (or `o`) that holds the property `key` itself, or null. */
+function ownerOf(o: object, key: string): Reads | null {
+  for (let p: object | null = o; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    if (Object.prototype.hasOwnProperty.call(p, key)) return p as Reads;
+  }
+  return null;
+}
 
 /**
  * The tfjs module compiled calls run on (@dftracer/tfjs's resolveTf: the namespace handed over,
@@ -65,10 +84,12 @@ function tfjs(): TfCoreLike | null {
 class Runtime {
   private readonly frames: Frame[] = [];
   private top: Frame | null = null;
-  private unsubscribe: (() => void) | null = null;
+  /** The kernel-hub subscription: it wants kernels only inside compiled calls and while their tape's backward pass may come. */
+  private unsubscribe: KernelSubscription | null = null;
   /** The tracer whose teardown unhooks us. */
   private hookedTracer: Tracer | null = null;
-  private slots = new Map<string, KernelSlot>();
+  /** By the hub's kernelId: an array index per kernel instead of a map lookup by name. */
+  private slots: (KernelSlot | undefined)[] = [];
   private slotsTracer: Tracer | null = null;
   private lastBackend = '';
   /** The gradient tape a compiled call ran on, so its backward kernels are traced after the call. */
@@ -120,13 +141,19 @@ class Runtime {
     this.hookedTracer = null;
   };
 
-  /** A data read inside a compiled call ends the current graph (Dynamo's graph break). */
+  /**
+   * A data read inside a compiled call ends the current graph (Dynamo's graph break). The read
+   * methods are wrapped where they are defined (the Engine prototype), never added to and deleted
+   * from the engine itself: deleting a property V8 did not add last turns the engine into a
+   * dictionary-mode object, and every tfjs kernel of the process would run slower from then on.
+   */
   private patchReads(): void {
     const eng = this.engine();
     const restores: (() => void)[] = [];
     for (const m of ['readSync', 'read'] as const) {
-      const own = Object.prototype.hasOwnProperty.call(eng, m);
-      const original = eng[m];
+      const holder = ownerOf(eng, m);
+      if (holder === null) continue;
+      const original = holder[m];
       if (typeof original !== 'function') continue;
       const rt = this;
       const wrapped = function (this: unknown, dataId: object) {
@@ -141,11 +168,9 @@ class Runtime {
         }
         return original.call(this, dataId);
       };
-      eng[m] = wrapped;
+      holder[m] = wrapped;
       restores.push(() => {
-        if (eng[m] !== wrapped) return;
-        if (own) eng[m] = original;
-        else delete (eng as Partial<typeof eng>)[m];
+        if (holder[m] === wrapped) holder[m] = original;
       });
     }
     this.unpatchReads = () => restores.forEach((r) => r());
@@ -164,15 +189,18 @@ class Runtime {
 
   // ---------------------------------------------------------------- calls
 
-  private slotFor(t: Tracer, kernelName: string): KernelSlot {
+  private slotFor(t: Tracer, c: KernelCall): KernelSlot {
     if (this.slotsTracer !== t) {
-      this.slots = new Map();
+      this.slots = [];
       this.slotsTracer = t;
     }
-    let s = this.slots.get(kernelName);
+    const slots = this.slots;
+    let s = slots[c.kernelId];
     if (s === undefined) {
-      s = { shape: t.shape(`function.${kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']), inputs: new TypesMemo(), outputs: new TypesMemo() };
-      this.slots.set(kernelName, s);
+      s = { shape: t.shape(`function.${c.kernelName}`, CAT, ['grad_enabled', 'op', 'inputs', 'outputs']), inputs: new TypesMemo(), outputs: new TypesMemo() };
+      // Filled up to the id, not assigned past the end: a sparse array would be a slow dictionary.
+      while (slots.length <= c.kernelId) slots.push(undefined);
+      slots[c.kernelId] = s;
     }
     return s;
   }
@@ -248,14 +276,36 @@ class Runtime {
     const f: Frame = { backend, tracer: t, capture, temporary, timing };
     this.frames.push(f);
     this.top = f;
+    this.wantKernels();
     return f;
   }
 
+  /**
+   * Kernels outside compiled calls are not traced (but for a tape's backward pass): the hub then
+   * runs them without clock reads or listener calls.
+   */
+  private wantKernels(): void {
+    this.unsubscribe?.want(this.frames.length > 0 || this.tape !== null);
+  }
+
+  /** The tape a compiled call ran on is done with (its backward pass ran, or it was dropped). */
+  private endTape(): void {
+    this.tape = null;
+    this.tapeBackend = null;
+    this.tapeTiming = null;
+    this.wantKernels();
+  }
+
   private end(f: Frame): void {
-    const i = this.frames.lastIndexOf(f);
-    if (i >= 0) this.frames.splice(i, 1);
-    this.top = this.frames[this.frames.length - 1] ?? null;
-    if (f.temporary && this.frames.length === 0 && this.hookedTracer === null) this.unhook();
+    const frames = this.frames;
+    if (frames[frames.length - 1] === f) frames.pop();
+    else {
+      const i = frames.lastIndexOf(f);
+      if (i >= 0) frames.splice(i, 1);
+    }
+    this.top = frames[frames.length - 1] ?? null;
+    if (f.temporary && frames.length === 0 && this.hookedTracer === null) this.unhook();
+    else this.wantKernels();
   }
 
   /** The kernel listener: one event per kernel of a compiled call (and of its backward pass). */
@@ -279,7 +329,12 @@ class Runtime {
       }
     } else {
       // Outside compiled calls: only the backward pass of a tape a compiled call ran on.
-      if (this.tape === null || !c.backward || this.engine().state.activeTape !== this.tape) return;
+      if (this.tape === null) return;
+      if (this.engine().state.activeTape !== this.tape) {
+        this.endTape();
+        return;
+      }
+      if (!c.backward) return;
       backend = this.tapeBackend!;
       timing = this.tapeTiming;
       tracer = getTracer();
@@ -289,7 +344,7 @@ class Runtime {
     const dur = Math.floor(c.end) - ts;
     const grad = c.gradDepth > 0 || c.backward ? 1 : 0;
     const ctx = backend.contextArgs;
-    const slot = this.slotFor(tracer, c.kernelName);
+    const slot = this.slotFor(tracer, c);
     const inputs = slot.inputs.text(c.inputs);
     const outputs = slot.outputs.text(c.outputs);
     if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
@@ -342,9 +397,8 @@ class Runtime {
     } finally {
       this.end(f);
       if (t !== null && span !== undefined) {
-        const a: Record<string, unknown> = { op: 'call', target: state.name, grad_enabled: gradEnabled };
-        if (backend.contextArgs !== null) Object.assign(a, backend.contextArgs);
-        t.exit(span, `${backend.name}.${state.name}`, CAT, a as Args);
+        const ctx = backend.contextArgs;
+        t.exit(span, state.eventName, CAT, ctx === null ? state.callArgs[gradEnabled] : ({ ...state.callArgs[gradEnabled], ...ctx } as Args));
       }
       if (ok && f.capture !== null) this.keep(state, sig, f.capture, result);
     }

@@ -145,8 +145,11 @@ class TypesEntry {
   }
 }
 
-/** Sets of types a call site keeps: a kernel runs with a few (forward, backward, other layers). */
-const MEMO_ENTRIES = 4;
+/**
+ * Sets of types a call site keeps: a kernel runs with a few (forward, backward, other layers);
+ * Reshape runs with one per layer that flattens or adds a batch dim (7 in a small CNN's forward).
+ */
+const MEMO_ENTRIES = 8;
 /** Misses before a memo that misses more often than it hits gives up for the shared cache. */
 const MEMO_TRIAL = 32;
 
@@ -158,6 +161,8 @@ const MEMO_TRIAL = 32;
 export class TypesMemo {
   private readonly entries: TypesEntry[] = [];
   private next = 0;
+  /** Where the search starts: after the entry that matched last, as a pass runs a kernel's calls in the same order each time. */
+  private from = 0;
   private hits = 0;
   private misses = 0;
 
@@ -165,11 +170,15 @@ export class TypesMemo {
     // A kernel run with many types (Identity, Reshape in a train step) would only thrash the memo.
     if (this.misses > MEMO_TRIAL && this.misses * 2 > this.hits) return cache.text(ts);
     const es = this.entries;
-    for (let i = 0; i < es.length; i++) {
-      if (es[i]!.same(ts)) {
+    const n = es.length;
+    for (let k = 0, i = this.from; k < n; k++) {
+      const e = es[i]!;
+      if (e.same(ts)) {
         this.hits++;
-        return es[i]!.text;
+        this.from = i + 1 === n ? 0 : i + 1;
+        return e.text;
       }
+      i = i + 1 === n ? 0 : i + 1;
     }
     this.misses++;
     const text = cache.text(ts);

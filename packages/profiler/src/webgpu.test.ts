@@ -72,4 +72,44 @@ describe.skipIf(reason !== '')('profiler on webgpu', () => {
     expect(pp.every((e) => e.args.device === 1 && typeof e.args.device_us === 'number')).toBe(true);
     expect(pp.reduce((a, e) => a + (e.args.device_us as number), 0)).toBe(got);
   });
+
+  it('never reads device memory back or waits for the GPU while profiling (device time off)', async () => {
+    type Reads = Record<'read' | 'readSync' | 'readToGPU', (...a: unknown[]) => unknown>;
+    const gpu = tf.backend() as unknown as Reads;
+    const counts = { read: 0, readSync: 0, readToGPU: 0 };
+    const originals = { read: gpu.read, readSync: gpu.readSync, readToGPU: gpu.readToGPU };
+    const file = initializeLog({ enable: true, logFile: join(tempDir(), 'profiler-webgpu-noread'), compression: false, disableIo: true }).file!;
+    const ready: ProfilerResult[] = [];
+    const outs: import('@tensorflow/tfjs').Tensor[] = [];
+    for (const k of Object.keys(counts) as (keyof typeof counts)[]) {
+      gpu[k] = function (this: unknown, ...a: unknown[]) {
+        counts[k]++;
+        return originals[k].apply(this, a);
+      };
+    }
+    try {
+      // Every option that records more per kernel on: shapes, memory, stacks, both activities.
+      const p = profile({ tf, activities: [ProfilerActivity.CPU, ProfilerActivity.GPU], deviceTime: 'off', recordShapes: true, profileMemory: true, withStack: true, schedule: schedule({ wait: 1, warmup: 1, active: 2, repeat: 1 }), onTraceReady: (r) => {
+        ready.push(r);
+        traceHandler(r);
+      } }).start();
+      for (let i = 0; i < 5; i++) {
+        outs.push(tf.tidy(() => tf.relu(tf.matMul(tf.randomNormal([16, 32]), tf.randomNormal([32, 8])))));
+        p.step();
+      }
+      await p.stop();
+    } finally {
+      Object.assign(gpu, originals);
+      finalize();
+    }
+    expect(counts).toEqual({ read: 0, readSync: 0, readToGPU: 0 });
+    // The work was done and profiled: the results are real, the kernels are in the trace.
+    for (const o of outs) expect((await o.data()).every(Number.isFinite)).toBe(true);
+    tf.dispose(outs);
+    expect(ready).toHaveLength(1);
+    expect(ready[0]!.events().some((e) => e.kind === 'kernel' && e.name === 'BatchMatMul')).toBe(true);
+    const t = readTrace(file);
+    expect(traceProblems(t)).toEqual([]);
+    expect(t.complete.filter((e) => e.cat === 'PP' && e.name === 'BatchMatMul').length).toBeGreaterThan(0);
+  });
 });

@@ -11,7 +11,7 @@ export { isAsyncBackend } from './async-backend.js';
 export { DTYPE_BYTES, dtypeBytes, numel, tensorBytes } from './tensors.js';
 export type { TensorMeta } from './tensors.js';
 export { subscribeKernels, syncKernels, kernelHubStatus } from './kernels/kernel-hub.js';
-export type { KernelCall, KernelListener } from './kernels/kernel-hub.js';
+export type { KernelCall, KernelListener, KernelSubscription } from './kernels/kernel-hub.js';
 export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './kernels/types.js';
 export { checkDeviceTimeMode, decideDeviceTime, DeviceTimeError } from './device-time/mode.js';
 export type { BackendFacts, DeviceTimeDecision, DeviceTimeMode } from './device-time/mode.js';

@@ -312,13 +312,15 @@ export class WebGPUTimer {
     if (this.disposed) return;
     this.disposed = true;
     const b = this.backend;
-    if (b.recordAndSubmit === this.wrappedRecord) {
-      if (Object.getPrototypeOf(b).recordAndSubmit === this.originalRecord) delete (b as Partial<WebGPUBackendLike>).recordAndSubmit;
-      else b.recordAndSubmit = this.originalRecord!;
-    }
+    // In the reverse order of install: V8 undoes the deletion of the property added last, while
+    // deleting an earlier one turns the backend into a slow dictionary-mode object for good.
     if (b.submitQueue === this.wrappedSubmit) {
       if (Object.getPrototypeOf(b).submitQueue === this.originalSubmit) delete (b as Partial<WebGPUBackendLike>).submitQueue;
       else b.submitQueue = this.originalSubmit!;
+    }
+    if (b.recordAndSubmit === this.wrappedRecord) {
+      if (Object.getPrototypeOf(b).recordAndSubmit === this.originalRecord) delete (b as Partial<WebGPUBackendLike>).recordAndSubmit;
+      else b.recordAndSubmit = this.originalRecord!;
     }
     for (const w of this.waiters.splice(0)) w.resolve();
     try {

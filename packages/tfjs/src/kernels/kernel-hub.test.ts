@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { nowUs } from '@dftracer/core';
+import { performance } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kernelHubStatus, subscribeKernels, syncKernels, type KernelCall } from './kernel-hub.js';
 
@@ -108,6 +109,61 @@ describe('kernel hub', () => {
     expect(tf.getKernel('Add', 'cpu')).toBe(original);
     expect(kernelHubStatus()).toEqual({ listeners: 0, wrappedKernels: 0 });
     for (const cfg of tf.getKernelsForBackend('cpu')) expect(cfg.kernelFunc.name).not.toBe('dftracerKernel');
+  });
+
+  it('gives each kernel an id of its own that stays the same when the hub is taken out and put back', () => {
+    const ids = () => {
+      const seen = new Map<string, Set<number>>();
+      const off = subscribeKernels(tf, (c) => {
+        let s = seen.get(c.kernelName);
+        if (s === undefined) seen.set(c.kernelName, (s = new Set()));
+        s.add(c.kernelId);
+      });
+      tf.tidy(() => {
+        model();
+        tf.add(tf.scalar(1), tf.scalar(2));
+      });
+      off();
+      return seen;
+    };
+    const first = ids();
+    expect([...first.keys()]).toEqual(expect.arrayContaining(['Conv2D', 'Relu', 'Reshape', 'BatchMatMul', 'Add']));
+    // One id per kernel, every kernel a different one, small integers.
+    for (const s of first.values()) expect(s.size).toBe(1);
+    const all = [...first.values()].map((s) => [...s][0]!);
+    expect(new Set(all).size).toBe(all.length);
+    for (const id of all) expect(Number.isInteger(id) && id >= 0 && id < 10_000).toBe(true);
+    expect(ids()).toEqual(first);
+  });
+
+  it('hands kernels only to listeners that want them; with none wanting, a kernel reads no clock', () => {
+    const a: string[] = [];
+    const b: string[] = [];
+    const sa = subscribeKernels(tf, (c) => a.push(c.kernelName));
+    const sb = subscribeKernels(tf, (c) => b.push(c.kernelName));
+    const add = () => tf.tidy(() => tf.add(tf.scalar(1), tf.scalar(2)));
+    sa.want(false);
+    add();
+    expect([a, b]).toEqual([[], ['Add']]);
+    sb.want(false);
+    const now = vi.spyOn(performance, 'now');
+    add();
+    expect(now).not.toHaveBeenCalled();
+    now.mockRestore();
+    // Still subscribed: the kernels stay wrapped and the status counts both.
+    expect(kernelHubStatus().listeners).toBe(2);
+    expect(tf.getKernel('Add', 'cpu')!.kernelFunc.name).toBe('dftracerKernel');
+    sa.want(true);
+    sa.want(true); // twice is harmless
+    add();
+    expect([a, b]).toEqual([['Add'], ['Add']]);
+    expect(() => sa.want('yes' as never)).toThrow(/subscribeKernels: want\(on\) takes a boolean; got yes/);
+    sa();
+    sb();
+    sb.want(true); // after unsubscribing: nothing
+    expect(kernelHubStatus()).toEqual({ listeners: 0, wrappedKernels: 0 });
+    add();
+    expect([a, b]).toEqual([['Add'], ['Add']]);
   });
 
   it('never changes results or creates tensors', () => {

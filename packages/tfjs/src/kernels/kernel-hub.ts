@@ -10,6 +10,12 @@ import type { EngineLike, EngineStateLike, KernelArgsLike, KernelConfigLike, Ten
 export interface KernelCall {
   readonly kernelName: string;
   readonly backendName: string;
+  /**
+   * A small integer for (backendName, kernelName), the same for the life of the process (0, 1, 2…
+   * in the order kernels were first wrapped): a listener keeps per-kernel state in an array
+   * indexed by it instead of looking the names up in a map on every kernel.
+   */
+  readonly kernelId: number;
   readonly inputs: Readonly<Record<string, TensorInfoLike>>;
   readonly attrs: Readonly<Record<string, unknown>> | undefined;
   readonly outputs: readonly TensorInfoLike[];
@@ -31,9 +37,20 @@ export interface KernelCall {
 
 export type KernelListener = (call: KernelCall) => void;
 
+/**
+ * What `subscribeKernels` returns: call it to unsubscribe. `want(false)` stops handing kernels to
+ * this listener until `want(true)` while the kernels stay wrapped; when no listener wants kernels,
+ * a kernel runs through its wrapper without a clock read or a call to any listener.
+ */
+export interface KernelSubscription {
+  (): void;
+  want(on: boolean): void;
+}
+
 interface MutableCall {
   kernelName: string;
   backendName: string;
+  kernelId: number;
   inputs: Readonly<Record<string, TensorInfoLike>>;
   attrs: Readonly<Record<string, unknown>> | undefined;
   outputs: readonly TensorInfoLike[];
@@ -70,7 +87,10 @@ function inBackwardScope(state: EngineStateLike): boolean {
  * shares its registry): every (backend, kernel) is wrapped at most once whoever subscribes.
  */
 export class KernelHub {
+  /** The listeners that want kernels now (the others are subscribed with want(false)). */
   listeners: readonly KernelListener[] = [];
+  /** Subscriptions, wanting or not: the kernels stay wrapped while there is one. */
+  subscriptions = 0;
   /** Set while a device timer runs: gives each kernel the GPU programs it recorded. */
   deviceClaim: (() => number) | null = null;
   tf: TfCoreLike | null = null;
@@ -79,6 +99,7 @@ export class KernelHub {
   untrackMemory: (() => void) | null = null;
   readonly installed = new Map<string, Installed>();
   readonly wrappers = new WeakSet<object>();
+  private readonly ids = new Map<string, number>();
   // Each listener's warnings under a key of its own (listeners are functions, keys are strings).
   private readonly listenerKeys = new WeakMap<KernelListener, string>();
   // One record per kernel depth: a kernel running inside another must not overwrite its record.
@@ -87,13 +108,21 @@ export class KernelHub {
   private record(depth: number): MutableCall {
     let r = this.records[depth];
     if (r === undefined) {
-      r = { kernelName: '', backendName: '', inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
+      r = { kernelName: '', backendName: '', kernelId: -1, inputs: NO_INPUTS, attrs: undefined, outputs: NO_OUTPUTS, start: 0, end: 0, gradDepth: 0, kernelDepth: 0, backward: false, deviceTicket: -1, one: [] };
       this.records[depth] = r;
     }
     return r;
   }
 
-  dispatch(kernelName: string, backendName: string, args: KernelArgsLike, out: unknown, t0: number, t1: number): void {
+  /** The kernelId of (backendName, kernelName); ids are never reused, so a listener's arrays stay valid. */
+  kernelId(backendName: string, kernelName: string): number {
+    const key = `${backendName}\0${kernelName}`;
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    return id;
+  }
+
+  dispatch(kernelId: number, kernelName: string, backendName: string, args: KernelArgsLike, out: unknown, t0: number, t1: number): void {
     const ls = this.listeners;
     const engine = this.engine;
     if (ls.length === 0 || engine === null) return;
@@ -104,6 +133,7 @@ export class KernelHub {
       r = this.record(depth > 0 ? depth : 0);
       r.kernelName = kernelName;
       r.backendName = backendName;
+      r.kernelId = kernelId;
       r.inputs = (args?.inputs ?? NO_INPUTS) as Readonly<Record<string, TensorInfoLike>>;
       r.attrs = args?.attrs;
       if (Array.isArray(out)) r.outputs = out as TensorInfoLike[];
@@ -198,13 +228,14 @@ function wrapKernel(hub: KernelHub, cfg: KernelConfigLike): KernelConfigLike['ke
   const original = cfg.kernelFunc;
   const kernelName = cfg.kernelName;
   const backendName = cfg.backendName;
+  const id = hub.kernelId(backendName, kernelName);
   // Times the kernel and hands it to the listeners; never creates tensors or touches the result.
   return function dftracerKernel(this: unknown, args: KernelArgsLike): unknown {
     if (hub.listeners.length === 0) return original.call(this, args);
     const t0 = performance.now();
     const out = original.call(this, args);
     const t1 = performance.now();
-    hub.dispatch(kernelName, backendName, args, out, t0, t1);
+    hub.dispatch(id, kernelName, backendName, args, out, t0, t1);
     return out;
   };
 }
@@ -225,12 +256,12 @@ function checkTf(tfCore: unknown, fn: string): asserts tfCore is TfCoreLike {
 
 /**
  * Calls `listener` after every tfjs kernel that runs, on every backend, until the returned
- * function is called. Kernels are wrapped in the registry once for all subscribers (the first one
+ * function is called (its `want(false)` pauses the calls, `want(true)` resumes them). Kernels are wrapped in the registry once for all subscribers (the first one
  * installs, the last one's unsubscribe puts the originals back); kernels registered later are
  * picked up by `syncKernels`. A listener that throws is reported once and never reaches the
  * program. Listeners must not run tfjs ops.
  */
-export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): () => void {
+export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): KernelSubscription {
   checkTf(tfCore, 'subscribeKernels');
   if (typeof listener !== 'function') throw new TypeError(`subscribeKernels: listener must be a function; got ${typeof listener}`);
   const hub = kernelHub();
@@ -240,16 +271,31 @@ export function subscribeKernels(tfCore: TfCoreLike, listener: KernelListener): 
     // A tfjs backend is in use: its tensor counts go beside the events as a counter track.
     hub.untrackMemory = trackTfjsMemory(tfCore as unknown as TfMemoryLike);
   }
+  hub.subscriptions++;
   hub.listeners = [...hub.listeners, listener];
   hub.sync(hub.tf);
   let subscribed = true;
-  return function unsubscribeKernels() {
-    if (!subscribed) return;
-    subscribed = false;
+  let active = true;
+  const drop = () => {
     const i = hub.listeners.indexOf(listener);
     if (i >= 0) hub.listeners = [...hub.listeners.slice(0, i), ...hub.listeners.slice(i + 1)];
-    if (hub.listeners.length === 0) hub.restore();
   };
+  const unsubscribeKernels = function unsubscribeKernels() {
+    if (!subscribed) return;
+    subscribed = false;
+    if (active) drop();
+    active = false;
+    if (--hub.subscriptions === 0) hub.restore();
+  };
+  return Object.assign(unsubscribeKernels, {
+    want(on: boolean): void {
+      if (typeof on !== 'boolean') throw new TypeError(`subscribeKernels: want(on) takes a boolean; got ${String(on)}`);
+      if (!subscribed || on === active) return;
+      active = on;
+      if (on) hub.listeners = [...hub.listeners, listener];
+      else drop();
+    },
+  });
 }
 
 /**
@@ -266,5 +312,5 @@ export function syncKernels(tfCore: TfCoreLike): number {
 /** How many kernel listeners are subscribed and how many registry entries the hub has wrapped. */
 export function kernelHubStatus(): { readonly listeners: number; readonly wrappedKernels: number } {
   const hub = kernelHub();
-  return { listeners: hub.listeners.length, wrappedKernels: hub.installed.size };
+  return { listeners: hub.subscriptions, wrappedKernels: hub.installed.size };
 }
