@@ -85,6 +85,37 @@ describe('counters', () => {
     for (const e of named(trace, 'event_loop')) expect(e.args.utilization).toBeGreaterThanOrEqual(0);
   });
 
+  it('counts every GC once, whether the loop yields (observer) or is held (profiler), against an independent GCProfiler', () => {
+    const { trace, stdout } = traced(
+      `
+      import { initializeLog, finalize, dftFn } from CORE;
+      import v8 from 'node:v8';
+      const reference = new v8.GCProfiler();
+      reference.start();
+      initializeLog();
+      const step = dftFn('alloc').log(function alloc(n) { let keep; for (let i = 0; i < n; i++) keep = { i, a: [i, i] }; return keep; });
+      const hold = (ms) => { const end = performance.now() + ms; while (performance.now() < end) step(2000); };
+      const turn = () => new Promise((r) => setTimeout(r, 5));
+      for (let round = 0; round < 3; round++) {
+        hold(300); // held: longer than the 50 ms interval
+        for (let k = 0; k < 20; k++) { step(20000); await turn(); } // yielding
+      }
+      await turn();
+      await new Promise((r) => setImmediate(r)); // the observer delivers what is left
+      const gcs = reference.stop().statistics.length;
+      finalize();
+      console.log(JSON.stringify({ gcs }));
+      `,
+      { DFTRACER_COUNTERS_INTERVAL_MS: '50', DFTRACER_TRACE_COMPRESSION: '0' },
+    );
+    const { gcs } = JSON.parse(stdout) as { gcs: number };
+    const counted = named(trace, 'gc').reduce((a, c) => a + c.args.count, 0);
+    expect(gcs).toBeGreaterThan(20);
+    // finalize's own GCs come after the reference stopped; a GC between the profiler's stop and start may be missed
+    expect(counted).toBeGreaterThanOrEqual(gcs * 0.9);
+    expect(counted).toBeLessThanOrEqual(gcs + 3);
+  });
+
   it('counts traced I/O in the io counter from the fs tracer, and writes plugin samplers and counter() records', () => {
     const { trace } = traced(
       `

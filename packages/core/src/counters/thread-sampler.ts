@@ -34,13 +34,14 @@ export class ThreadSampler {
   /** The event loop ran a timer of ours at `now`. */
   loopTurned(now: number): void {
     this.loopSeen = now;
+    this.gc.loopTurned();
   }
 
   sample(now: number, put: PutCounter): void {
     const m = process.memoryUsage();
     put('memory', { heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers });
-    this.loop(now, put);
-    const gc = this.gc.take();
+    const held = this.loop(now, put);
+    const gc = this.gc.take(held);
     if (gc !== null) put('gc', gc);
     const c = ioCounts();
     const io = this.io;
@@ -48,7 +49,8 @@ export class ThreadSampler {
     io.set(c);
   }
 
-  private loop(now: number, put: PutCounter): void {
+  /** Writes the loop figures; returns whether the loop is held right now. */
+  private loop(now: number, put: PutCounter): boolean {
     const next = performance.eventLoopUtilization();
     const u = performance.eventLoopUtilization(next, this.elu);
     this.elu = next;
@@ -64,6 +66,7 @@ export class ThreadSampler {
       h.reset();
     }
     put('event_loop', { utilization: u.utilization, delay_p50_us: Math.round(held > 0 ? Math.max(p50, held) : p50), delay_max_us: Math.round(Math.max(max, held)) });
+    return held > 0;
   }
 
   stop(): void {
