@@ -1,8 +1,9 @@
 /**
  * Numbers as the trace text writes them, digit by digit into a byte array: the columnar encoder
- * (event-gzip.ts) generates only the digits that changed, and needs them as bytes, not strings.
+ * (gzip/event-gzip.ts) generates only the digits that changed, and the byte formatter
+ * (event-bytes.ts) writes lines without building strings; both need them as bytes.
  */
-import { numberText } from '../format/line-format.js';
+import { numberText } from './line-format.js';
 
 /** 10^n for the digit counts of safe integers (and one more). */
 export const POW10: readonly number[] = Array.from({ length: 18 }, (_, n) => 10 ** n);
@@ -53,21 +54,22 @@ export function differingDigits(v: number, r: number, rev: Uint8Array): number {
 }
 
 /**
- * Writes v's text into `out` (ASCII) and returns its length: integers by arithmetic, anything else
- * (fractions, huge or non-finite values) as formatLine writes it (`json`: numberText, else String).
+ * Writes v's text into `out` at `at` (ASCII, at most 24 bytes) and returns its length: integers by
+ * arithmetic, anything else (fractions, huge or non-finite values) as formatLine writes it
+ * (`json`: numberText, else String).
  */
-export function numberDigits(v: number, out: Uint8Array, json: boolean): number {
+export function numberDigits(v: number, out: Uint8Array, json: boolean, at = 0): number {
   if (Number.isSafeInteger(v)) {
-    if (v >= 0) return unsignedDigits(v, out, 0);
-    out[0] = 45; // '-'
-    return 1 + unsignedDigits(-v, out, 1);
+    if (v >= 0) return unsignedDigits(v, out, at);
+    out[at] = 45; // '-'
+    return 1 + unsignedDigits(-v, out, at + 1);
   }
   if (v === 0) {
-    out[0] = 48; // -0 → "0"
+    out[at] = 48; // -0 → "0"
     return 1;
   }
   const s = json ? numberText(v) : String(v);
-  for (let k = 0; k < s.length; k++) out[k] = s.charCodeAt(k);
+  for (let k = 0; k < s.length; k++) out[at + k] = s.charCodeAt(k);
   return s.length;
 }
 
