@@ -151,7 +151,8 @@ const FIXED_BYTES = 6 * 24 + 64;
 /** Copies `src` into out at o; returns the end. */
 function put(src: Uint8Array, out: Uint8Array, o: number): number {
   const n = src.length;
-  for (let k = 0; k < n; k++) out[o + k] = src[k]!;
+  if (n > 12) out.set(src, o);
+  else for (let k = 0; k < n; k++) out[o + k] = src[k]!;
   return o + n;
 }
 
