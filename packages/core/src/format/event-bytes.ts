@@ -1,26 +1,27 @@
 import { TAG_FALSE, TAG_ISTR, TAG_NUM, TAG_RAW, TAG_STR, TAG_TRUE, type EventColumns } from '../recording/columns.js';
 import { formatLine, type FormatContext } from './format-events.js';
-import { FragmentBytes, utf8Bytes } from './fragment-bytes.js';
+import { FragmentBytes, packBytes, putPacked } from './fragment-bytes.js';
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, MAX_EVENT_BYTES, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from './line-format.js';
 import { numberDigits } from './number-digits.js';
 
 /**
  * The text path's formatter without the text: each event's line written straight into one reusable
- * byte buffer, byte for byte what formatEvents writes. Fragments are copied from their bytes,
- * encoded once; integers are written digit by digit; only other numbers, strings with characters
+ * byte buffer, byte for byte what formatEvents writes. Fragments are copied from their bytes (a word
+ * at a time), encoded once; integers are written digit by digit; only other numbers, strings with characters
  * that need escaping or are not ASCII, and oversize lines (cut by formatLine) go through strings.
  * A writer thread formatting text for zlib thus makes almost no garbage per event, where strings
  * made ~1 KB of it (and GC pauses that share the program's cores).
  */
 export class EventBytes {
   private buf: Buffer;
-  /** The same memory as a plain Uint8Array (see utf8Bytes). */
+  /** The same memory as a plain Uint8Array (digits, strings) and as a DataView (fragments, putPacked). */
   private out: Uint8Array;
+  private view: DataView;
   private len = 0;
   private readonly kinds: FragmentBytes;
   private readonly keys: FragmentBytes;
   private readonly strs: FragmentBytes;
-  private readonly argsHead: Uint8Array;
+  private readonly argsHead: Int32Array;
   private readonly cuts = { count: 0 };
 
   constructor(
@@ -29,10 +30,11 @@ export class EventBytes {
   ) {
     this.buf = Buffer.allocUnsafeSlow(Math.max(size, 1024));
     this.out = asBytes(this.buf);
+    this.view = asView(this.buf);
     this.kinds = new FragmentBytes(ctx.kindFrag);
     this.keys = new FragmentBytes(ctx.keyFrag);
     this.strs = new FragmentBytes(ctx.strFrag);
-    this.argsHead = utf8Bytes(ctx.argsHead);
+    this.argsHead = packBytes(ctx.argsHead);
   }
 
   /**
@@ -57,32 +59,33 @@ export class EventBytes {
     const kind = this.kinds.get(b.kind[i]!);
     const meta = this.ctx.incMetadata;
     // The fixed fields: fragments, six numbers of at most 24 bytes each, and a tail.
-    this.room(FIXED_BYTES + kind.length + this.argsHead.length);
+    this.room(FIXED_BYTES + 4 * (kind.length + this.argsHead.length));
     const out = this.out;
+    const view = this.view;
     const start = this.len;
-    let o = put(ID_HEAD_BYTES, out, start);
+    let o = putPacked(ID_HEAD_BYTES, view, start);
     o += numberDigits(b.id[i]!, out, false, o);
-    o = put(kind, out, o);
+    o = putPacked(kind, view, o);
     o += numberDigits(b.tid[i]!, out, false, o);
-    o = put(TS_HEAD_BYTES, out, o);
+    o = putPacked(TS_HEAD_BYTES, view, o);
     o += numberDigits(b.ts[i]!, out, true, o); // formatLine writes ts with numberText, the rest with String
-    o = put(DUR_HEAD_BYTES, out, o);
+    o = putPacked(DUR_HEAD_BYTES, view, o);
     o += numberDigits(b.dur[i]!, out, false, o);
     if (!meta) {
-      this.len = put(BARE_TAIL_BYTES, out, o);
+      this.len = putPacked(BARE_TAIL_BYTES, view, o);
       return;
     }
-    o = put(this.argsHead, out, o);
+    o = putPacked(this.argsHead, view, o);
     o += numberDigits(b.level[i]!, out, false, o);
-    o = put(PIDX_HEAD_BYTES, out, o);
+    o = putPacked(PIDX_HEAD_BYTES, view, o);
     o += numberDigits(b.pidx[i]!, out, false, o);
     this.len = o;
     if (to > from && !this.args(b, from, to)) {
       this.cut(b, i, from, to, start);
       return;
     }
-    this.room(ARGS_TAIL_BYTES.length);
-    this.len = put(ARGS_TAIL_BYTES, this.out, this.len);
+    this.room(4 * ARGS_TAIL_BYTES.length);
+    this.len = putPacked(ARGS_TAIL_BYTES, this.view, this.len);
     if (this.len - start > MAX_EVENT_BYTES) this.cut(b, i, from, to, start);
   }
 
@@ -94,9 +97,9 @@ export class EventBytes {
       if (tag === TAG_STR || tag === TAG_RAW) {
         const v = b.argObj[b.argNum[j]!]!;
         if (v.length > MAX_EVENT_BYTES) return false; // at least a byte per unit: the line will be cut
-        this.room(key.length + 6 * v.length + 2); // `\uXXXX` is the longest escape of a unit
+        this.room(4 * key.length + 6 * v.length + 2); // `\uXXXX` is the longest escape of a unit
         const out = this.out;
-        const o = put(key, out, this.len);
+        const o = putPacked(key, this.view, this.len);
         const end = tag === TAG_STR ? putJsonString(v, out, o) : putAscii(v, out, o);
         this.len = end >= 0 ? end : o + this.buf.write(tag === TAG_STR ? jsonString(v) : v, o, 'utf8');
         continue;
@@ -105,10 +108,10 @@ export class EventBytes {
       if (tag === TAG_ISTR) value = this.strs.get(b.argNum[j]!);
       else if (tag === TAG_TRUE) value = TRUE_BYTES;
       else if (tag === TAG_FALSE) value = FALSE_BYTES;
-      this.room(key.length + (tag === TAG_NUM ? 24 : value.length));
-      const out = this.out;
-      const o = put(key, out, this.len);
-      this.len = tag === TAG_NUM ? o + numberDigits(b.argNum[j]!, out, true, o) : put(value, out, o);
+      // A packed fragment's length in words, times 4, bounds its bytes and the padding stored with them.
+      this.room(4 * (key.length + value.length) + 24);
+      const o = putPacked(key, this.view, this.len);
+      this.len = tag === TAG_NUM ? o + numberDigits(b.argNum[j]!, this.out, true, o) : putPacked(value, this.view, o);
     }
     return true;
   }
@@ -131,30 +134,24 @@ export class EventBytes {
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
     this.out = asBytes(next);
+    this.view = asView(next);
   }
 }
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.length);
+const asView = (b: Buffer): DataView => new DataView(b.buffer, b.byteOffset, b.length);
 
-const ID_HEAD_BYTES = utf8Bytes(ID_HEAD);
-const TS_HEAD_BYTES = utf8Bytes(TS_HEAD);
-const DUR_HEAD_BYTES = utf8Bytes(DUR_HEAD);
-const PIDX_HEAD_BYTES = utf8Bytes(PIDX_HEAD);
-const ARGS_TAIL_BYTES = utf8Bytes(ARGS_TAIL);
-const BARE_TAIL_BYTES = utf8Bytes(BARE_TAIL);
-const TRUE_BYTES = utf8Bytes(TRUE_TEXT);
-const FALSE_BYTES = utf8Bytes(FALSE_TEXT);
-const NULL_BYTES = utf8Bytes(NULL_TEXT);
-/** Room for a line's fixed fields besides its kind and argsHead fragments. */
-const FIXED_BYTES = 6 * 24 + 64;
-
-/** Copies `src` into out at o; returns the end. */
-function put(src: Uint8Array, out: Uint8Array, o: number): number {
-  const n = src.length;
-  if (n > 12) out.set(src, o);
-  else for (let k = 0; k < n; k++) out[o + k] = src[k]!;
-  return o + n;
-}
+const ID_HEAD_BYTES = packBytes(ID_HEAD);
+const TS_HEAD_BYTES = packBytes(TS_HEAD);
+const DUR_HEAD_BYTES = packBytes(DUR_HEAD);
+const PIDX_HEAD_BYTES = packBytes(PIDX_HEAD);
+const ARGS_TAIL_BYTES = packBytes(ARGS_TAIL);
+const BARE_TAIL_BYTES = packBytes(BARE_TAIL);
+const TRUE_BYTES = packBytes(TRUE_TEXT);
+const FALSE_BYTES = packBytes(FALSE_TEXT);
+const NULL_BYTES = packBytes(NULL_TEXT);
+/** Room for a line's fixed fields besides its kind and argsHead fragments (as packed words ×4), padding included. */
+const FIXED_BYTES = 6 * 24 + 4 * 24;
 
 /**
  * `s` as a JSON string literal at out[o…] when it is printable ASCII without `"` or `\` (then
