@@ -4,6 +4,8 @@ import { Interner } from '../recording/interner.js';
 import { EventBytes } from './event-bytes.js';
 import { MAX_EVENT_BYTES } from './line-format.js';
 import { formatContext, formattedText } from '../test-util/format.test-util.js';
+import { rng } from '../test-util/fixtures.test-util.js';
+import type { ArgValue } from '../types.js';
 
 const META = '{"id":0,"name":"PR","cat":"dftracer","pid":9,"tid":9,"ph":"M","args":{"hhash":"00000000000000aa","name":"é \u{1F600}","value":"x"}}\n';
 const WEIRD = ['back\\slash', 'quo"te', 'q"b\\n', '\n\t\u0001\u001f', '\u007f del', 'lone \ud800 high', 'lone \udc00 low', 'end \ud83d', '€ ü 中', '\u{1F600} pair', ''];
@@ -88,6 +90,31 @@ describe('EventBytes', () => {
       expect(bytes.format('', transient).equals(formattedText('', transient, ctx)), `round ${round}, transient kinds`).toBe(true);
       expect(bytes.format('', buf).equals(formattedText('', buf, ctx)), `round ${round}`).toBe(true);
     }
+  });
+
+  it('writes fragments and values of every length (each word padding) as the buffer grows line by line', () => {
+    const { interner, ctx } = setup();
+    const bytes = new EventBytes(ctx, 16);
+    const r = rng(23);
+    const first: EventBuffer[] = [];
+    const text = (n: number): string => 'abcdefghijklmnopqrstuvwxyz'.repeat(6).slice(0, n);
+    for (let batch = 0; batch < 4; batch++) {
+      const buf = new EventBuffer(512);
+      for (let n = 0; n < 512; n++) {
+        const k = interner.kind(text(1 + Math.floor(r() * 13)), text(1 + Math.floor(r() * 5)));
+        const args: Record<string, ArgValue> = {};
+        for (let a = Math.floor(r() * r() * 24); a > 0; a--) {
+          const v = r();
+          args[text(1 + Math.floor(r() * 13))] = v < 0.3 ? Math.floor(v * 1e9) : v < 0.5 ? text(Math.floor(r() * 90)) : v < 0.6 ? v : v < 0.7 ? v < 0.65 : v < 0.8 ? { k: text(Math.floor(r() * 9)) } : null;
+        }
+        buf.push(k, n, Math.floor(r() * 1e6), 1760934170173819 + n, Math.floor(r() * 1e5), 1 + (n % 3), n - 1, args, interner);
+      }
+      expect(bytes.format(batch === 0 ? META : '', buf).equals(formattedText(batch === 0 ? META : '', buf, ctx)), `batch ${batch}`).toBe(true);
+      if (batch === 0) first.push(buf);
+    }
+    // The first grow at every offset of the first lines: the room asked for covers each write.
+    const want = formattedText('', first[0]!, ctx);
+    for (let size = 64; size < 1600; size++) expect(new EventBytes(ctx, size).format('', first[0]!).equals(want), `size ${size}`).toBe(true);
   });
 
   it('reads back as the JSON it stands for', () => {

@@ -6,11 +6,11 @@ import { numberDigits } from './number-digits.js';
 
 /**
  * The text path's formatter without the text: each event's line written straight into one reusable
- * byte buffer, byte for byte what formatEvents writes. Fragments are copied from their bytes (a word
- * at a time), encoded once; integers are written digit by digit; only other numbers, strings with characters
- * that need escaping or are not ASCII, and oversize lines (cut by formatLine) go through strings.
- * A writer thread formatting text for zlib thus makes almost no garbage per event, where strings
- * made ~1 KB of it (and GC pauses that share the program's cores).
+ * byte buffer, byte for byte what formatEvents writes. Fragments are encoded once and copied a word
+ * at a time; integers are written digit by digit; only other numbers, strings with characters that
+ * need escaping or are not ASCII, and oversize lines (cut by formatLine) go through strings. A
+ * writer thread formatting text for zlib thus makes almost no garbage per event, where strings made
+ * ~1 KB of it (and GC pauses that share the program's cores).
  */
 export class EventBytes {
   private buf: Buffer;
@@ -28,7 +28,7 @@ export class EventBytes {
     private readonly ctx: FormatContext,
     size = 1 << 16,
   ) {
-    this.buf = Buffer.allocUnsafeSlow(Math.max(size, 1024));
+    this.buf = Buffer.allocUnsafeSlow(Math.max(size, 64));
     this.out = asBytes(this.buf);
     this.view = asView(this.buf);
     this.kinds = new FragmentBytes(ctx.kindFrag);
