@@ -5,19 +5,30 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MIXES, samples } from './streams.mjs';
+import { gcPerIsolate } from './gc-lines.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-/** `BENCH_ONLY=replay` prints only the encoder replay table, `BENCH_ONLY=core` everything else. */
+/**
+ * `BENCH_ONLY=replay` prints only the encoder replay table, `BENCH_ONLY=writer` only the writer
+ * thread's table, `BENCH_ONLY=core` the rest.
+ */
 const ONLY = process.env.BENCH_ONLY ?? '';
 
-/** One process of `script` with `args` (the last is a fresh directory); its JSON line. */
-function once(script, args) {
+/**
+ * One process of `script` with `args` (the last is a fresh directory); its JSON line. `gc`: run
+ * under --trace-gc and add the main isolate's and the other isolates' (the writer's) GCs and pause ms.
+ */
+function once(script, args, gc = false) {
   const dir = mkdtempSync(join(tmpdir(), 'dft-bench-'));
-  const p = spawnSync(process.execPath, [join(here, script), ...args, dir], { encoding: 'utf8', env: { ...process.env, DFTRACER_ENABLE: '1' } });
+  const flags = gc ? ['--trace-gc', '--expose-gc'] : [];
+  const p = spawnSync(process.execPath, [...flags, join(here, script), ...args, dir], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, DFTRACER_ENABLE: '1' } });
   rmSync(dir, { recursive: true, force: true });
   if (p.status !== 0) throw new Error(`bench ${script} ${args.join(' ')} failed:\n${p.stderr}`);
-  return JSON.parse(p.stdout.trim().split('\n').pop());
+  const out = JSON.parse(p.stdout.trim().split('\n').findLast((l) => l.startsWith('{')));
+  if (!gc) return out;
+  const [main = { gcs: 0, ms: 0 }, ...others] = gcPerIsolate(p.stdout);
+  return { ...out, mainGcs: main.gcs, mainGcMs: main.ms, writerGcs: others.reduce((a, g) => a + g.gcs, 0), writerGcMs: others.reduce((a, g) => a + g.ms, 0) };
 }
 
 /** Median of the repetitions, field by field. */
@@ -36,8 +47,9 @@ function run(name) {
 
 const f = (x, d = 0) => (x === undefined ? '–' : x.toFixed(d));
 
-if (ONLY !== 'replay') core();
-if (ONLY !== 'core') replays();
+if (ONLY === '' || ONLY === 'core') core();
+if (ONLY === '' || ONLY === 'replay') replays();
+if (ONLY === '' || ONLY === 'writer') writer();
 
 function core() {
   const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
@@ -112,4 +124,31 @@ function replays() {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   console.log(`\nguard ÷ zlib -1, worst stream: ${f(worst, 3)}× (target ≤ 1.000×)`);
   if (worst > 1) process.exitCode = 1;
+}
+
+/**
+ * The writer thread on the text path: zlib -1 (the default encoder) formats every event as text
+ * for zlib, and its garbage is collected by scavenges that share the machine's cores (and V8's
+ * helper threads) with the traced program. Per stream: CPU split between the traced thread and the
+ * rest (the writer and V8's helpers), and the writer isolate's GCs, beside the columnar encoder,
+ * which makes no text, in the same rounds.
+ */
+function writer() {
+  const { files } = samples();
+  const streams = ['flood:posix', ...files.map((f) => `trace:${f}`)];
+  const encoders = ['zlib', 'custom'];
+  const rows = [];
+  for (const stream of streams) {
+    const runs = Object.fromEntries(encoders.map((e) => [e, []]));
+    for (let k = 0; k < REPS; k++) for (const e of k & 1 ? [...encoders].reverse() : encoders) runs[e].push(once('replay.mjs', [stream, e], true));
+    for (const e of encoders) {
+      const r = median(runs[e]);
+      const per1k = 1000 / r.events;
+      const name = stream.startsWith('trace:') ? basename(stream.slice(6)) : 'POSIX read flood';
+      rows.push([name, e === 'zlib' ? 'zlib -1 (default)' : 'custom (reference)', f(r.events), f(r.cpuPerEvent), f(r.mainPerEvent), f(r.cpuPerEvent - r.mainPerEvent), f(r.writerGcs), f(r.writerGcMs, 1), f(r.writerGcMs * 1000 * per1k, 1), `${f(r.mainGcs)} / ${f(r.mainGcMs, 1)} ms`]);
+    }
+  }
+  console.log(`\nThe writer thread on the text path (node ${process.version}, median of ${REPS} processes each; --trace-gc per isolate; CPU from getrusage and the main thread's schedstat)\n`);
+  console.log('| stream | encoder | events | process CPU ns/ev | traced thread ns/ev | writer + V8 helpers ns/ev | writer GCs | writer GC ms | writer GC µs per 1k events | traced thread GCs |\n|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }

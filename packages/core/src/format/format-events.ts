@@ -2,7 +2,11 @@ import { TAG_FALSE, TAG_ISTR, TAG_NUM, TAG_RAW, TAG_STR, TAG_TRUE, type EventCol
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, MAX_EVENT_BYTES, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, cutText, jsonString, numberText } from './line-format.js';
 import type { TextSink } from './text-sink.js';
 
-/** The plain formatter: a batch's events as DFTracer E2 text, the reference the gzip encoder reproduces byte for byte. */
+/**
+ * The text formatter: a batch's events as DFTracer E2 text, the reference that the byte formatter
+ * (event-bytes.ts, the zlib and plain paths) and the gzip encoder reproduce byte for byte. Both hand
+ * formatLine the lines it must cut for length.
+ */
 
 /** Per-file constants used while formatting. */
 export interface FormatContext {

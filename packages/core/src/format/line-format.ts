@@ -4,9 +4,9 @@
  *   {"id":7 ,"name":"read","cat":"POSIX","pid":123,"tid": 123 ,"ts": 1760934170173819 ,"dur": 22
  *   ,"ph":"X","args":{"hhash":"f9ff883caaf21863","level": 1 ,"p_idx": -1 ,"fhash": "…" … }}\n
  *
- * The plain formatter (format-events.ts) joins them into text and the gzip encoder
- * (gzip/event-gzip.ts) writes the same pieces as bytes: both take them from here, so the two
- * outputs cannot drift apart.
+ * The text formatter (format-events.ts) joins them into text, the byte formatter (event-bytes.ts)
+ * and the gzip encoder (gzip/event-gzip.ts) write the same pieces as bytes: all take them from
+ * here, so the outputs cannot drift apart.
  */
 
 /** The longest event line written; longer ones have their string args cut (upstream's limit). */

@@ -1,5 +1,6 @@
 /**
- * A growable byte buffer that a flush writes its lines into. Lines are joined into strings of a
+ * A growable byte buffer that formatEvents writes its lines into (the reference text; the
+ * encoders write bytes with event-bytes.ts). Lines are joined into strings of a
  * few dozen and each string is encoded with one call: a call per line costs about as much as
  * building the line, while a whole batch as one string is slower again (V8 first flattens a rope
  * of ~20 pieces per line).

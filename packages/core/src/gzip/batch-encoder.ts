@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { EventColumns } from '../recording/columns.js';
-import { formatEvents, type FormatContext } from '../format/format-events.js';
-import { TextSink } from '../format/text-sink.js';
+import type { FormatContext } from '../format/format-events.js';
+import { EventBytes } from '../format/event-bytes.js';
 import type { GzipEncoder } from '../types.js';
 import { EncoderStats } from './encoder-stats.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
@@ -36,12 +36,10 @@ const noop = (): void => {};
  * 7–9, and DFTRACER_GZIP_ENCODER=zlib, format every batch for zlib at that level.
  */
 export class BatchEncoder {
-  private sink: TextSink | null = null;
+  private lines: EventBytes | null = null;
   private gz: EventGzip | null = null;
   private readonly guard: SizeGuard | null;
   private readonly custom: boolean;
-  /** The context for a batch's second encoding when measured: it must not report cuts twice. */
-  private readonly quietCtx: FormatContext;
   private failed = false;
   // Interned entries already counted as new text (SizeGuard.due).
   private seenKinds = 0;
@@ -56,14 +54,13 @@ export class BatchEncoder {
   ) {
     this.custom = encoding.compression && encoding.level <= MAX_CUSTOM_LEVEL && encoding.gzipEncoder !== 'zlib';
     this.guard = this.custom && encoding.gzipEncoder === 'auto' ? new SizeGuard() : null;
-    this.quietCtx = { ...ctx, onTruncated: noop };
   }
 
   /** The bytes for the file (a view valid until the next call when uncompressed). */
   encode(meta: string, cols: EventColumns): Buffer {
     if (!this.encoding.compression) {
       this.stats.add('plain');
-      return this.text(meta, cols, this.ctx);
+      return this.text(meta, cols, true);
     }
     if (this.custom) {
       const gz = (this.gz ??= new EventGzip(this.ctx, this.encoding.level === 1 ? 1 : SOURCES));
@@ -84,7 +81,7 @@ export class BatchEncoder {
       }
     }
     this.stats.add('zlib');
-    return this.zlib(meta, cols, this.ctx);
+    return this.zlib(meta, cols, true);
   }
 
   /**
@@ -98,7 +95,7 @@ export class BatchEncoder {
       const probe: EventColumns = { ...cols, count: PROBE_EVENTS };
       const own = this.customBytes(gz, '', probe);
       if (own === null) return null;
-      const z = gzipSync(this.text('', probe, this.quietCtx), { level: this.encoding.level });
+      const z = gzipSync(this.text('', probe, false), { level: this.encoding.level });
       if (!guard.keeps(own.length, z.length)) {
         guard.measured(own.length, z.length);
         return null;
@@ -106,7 +103,7 @@ export class BatchEncoder {
     }
     const bytes = this.customBytes(gz, meta, cols);
     if (bytes === null) return null;
-    const z = this.zlib(meta, cols, this.quietCtx);
+    const z = this.zlib(meta, cols, false); // a batch's second encoding: its cuts are told once
     const customWins = guard.measured(bytes.length, z.length);
     this.stats.add(customWins ? 'custom' : 'zlib');
     return customWins ? bytes : z;
@@ -128,18 +125,15 @@ export class BatchEncoder {
     }
   }
 
-  private zlib(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {
-    const text = this.text(meta, cols, ctx);
+  private zlib(meta: string, cols: EventColumns, report: boolean): Buffer {
+    const text = this.text(meta, cols, report);
     if (text.length === 0) return text;
     return gzipSync(text, { level: this.encoding.level });
   }
 
-  private text(meta: string, cols: EventColumns, ctx: FormatContext): Buffer {
-    const sink = (this.sink ??= new TextSink(1 << 20));
-    sink.clear();
-    sink.write(meta);
-    formatEvents(cols, ctx, sink);
-    return sink.view();
+  /** The batch's text as bytes (`report`: whether cut lines are told to ctx.onTruncated). */
+  private text(meta: string, cols: EventColumns, report: boolean): Buffer {
+    return (this.lines ??= new EventBytes(this.ctx, 1 << 20)).format(meta, cols, report);
   }
 
   /** Characters of the kinds and strings interned since the last call. */

@@ -30,7 +30,7 @@ import { TAG_FALSE, TAG_ISTR, TAG_NULL, TAG_NUM, TAG_RAW, TAG_STR, TAG_TRUE } fr
 import { formatLine, type FormatContext } from '../format/format-events.js';
 import { allocColumns, assignColumns, type ColumnArrays, type EventColumns } from '../recording/columns.js';
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, jsonString } from '../format/line-format.js';
-import { POW10, differingDigits, numberDigits } from './number-digits.js';
+import { POW10, differingDigits, numberDigits } from '../format/number-digits.js';
 
 /** A constant piece of text: its bytes, its CRC from a zero register, and where it was last written. */
 class Frag {
