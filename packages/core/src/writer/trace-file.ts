@@ -5,7 +5,7 @@ import { ENCODER_STATS_BYTES, EncoderStats, type Encoding } from '../gzip/index.
 
 // The tracer's own writes use the functions as they were before any plugin wrapped them, so they
 // are never traced and never disturbed by an instrumentation bug.
-const { openSync, writeSync, closeSync, fstatSync, lstatSync, unlinkSync, mkdirSync, fsyncSync } = fs;
+const { openSync, writeSync, closeSync, fstatSync, ftruncateSync, lstatSync, unlinkSync, mkdirSync, fsyncSync } = fs;
 const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants;
 
 /**
@@ -13,7 +13,8 @@ const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants;
  * (device and inode, checked before each write), and a SharedArrayBuffer holding
  * - Int32 at byte 0: the write lock, the closed flag, the failure code, the lock ticket sequence;
  * - BigInt64 slots 2 and 3: the next free id block and the count of written events;
- * - Int32 at byte 32: whether a failure has been reported, whether the fd is closed.
+ * - Int32 at byte 32: whether a failure has been reported, whether the fd is closed;
+ * - BigInt64 slot 6: the bytes written and counted (COMMITTED_SLOT).
  * Every thread encodes its batches as `encoding` says (one file, one format) and counts them in
  * `encoderStats`.
  */
@@ -37,6 +38,12 @@ export const ID_SLOT = 2;
 /** Ids are handed out to threads in blocks (ID_SLOT counts them) so threads of one file never share an id. */
 export const ID_BLOCK = 4096;
 export const COUNT_SLOT = 3;
+/**
+ * The file's length after the last complete, counted write. A worker thread terminated inside a
+ * write leaves bytes beyond it (part of a member, or a member it never counted): the next write
+ * cuts them off, as that batch is counted lost, so `end.num_events` matches the file.
+ */
+const COMMITTED_SLOT = 6;
 const REPORTED = 0;
 const FD_CLOSED = 1;
 const ONCE = 2;
@@ -79,7 +86,7 @@ export class TraceFile {
     private readonly owner: boolean,
   ) {
     this.i32 = new Int32Array(shared.sab, 0, 4);
-    this.i64 = new BigInt64Array(shared.sab, 0, 4);
+    this.i64 = new BigInt64Array(shared.sab, 0, 7);
     this.flags = new Int32Array(shared.sab, 32, 4);
     this.encoderStats = new EncoderStats(shared.encoderStats);
   }
@@ -105,7 +112,7 @@ export class TraceFile {
       closeSync(fd);
       throw e;
     }
-    const sab = new SharedArrayBuffer(48);
+    const sab = new SharedArrayBuffer(56);
     return new TraceFile({ path, fd, encoding, sab, encoderStats: new SharedArrayBuffer(ENCODER_STATS_BYTES), dev: st.dev, ino: st.ino }, true);
   }
 
@@ -166,15 +173,19 @@ export class TraceFile {
     const ticket = this.lock();
     try {
       if (this.closed || Atomics.load(this.i32, FAILED) !== 0) return false;
-      if (!this.stillOurs()) {
+      const size = this.ourSize();
+      if (size === null) {
         // The program closed our descriptor (and may have opened something else under its number):
         // it is not ours to write or close any more.
         this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed or no longer refers to the trace file`, false);
         return false;
       }
+      const committed = Atomics.load(this.i64, COMMITTED_SLOT);
+      if (size > committed) ftruncateSync(this.shared.fd, Number(committed));
       let off = 0;
       while (off < data.length) off += writeSync(this.shared.fd, data, off, data.length - off);
       this.bytesWritten += data.length;
+      Atomics.store(this.i64, COMMITTED_SLOT, committed + BigInt(data.length));
       if (events !== 0) Atomics.add(this.i64, COUNT_SLOT, BigInt(events));
       return true;
     } catch (e) {
@@ -261,11 +272,16 @@ export class TraceFile {
 
   /** Whether the fd still refers to the file we created (the program may have closed and reused it). */
   private stillOurs(): boolean {
+    return this.ourSize() !== null;
+  }
+
+  /** The file's length while the fd still refers to our file, else null. */
+  private ourSize(): bigint | null {
     try {
       const st = fstatSync(this.shared.fd, { bigint: true });
-      return st.ino === this.shared.ino && st.dev === this.shared.dev;
+      return st.ino === this.shared.ino && st.dev === this.shared.dev ? st.size : null;
     } catch {
-      return false;
+      return null;
     }
   }
 
