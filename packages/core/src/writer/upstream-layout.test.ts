@@ -13,7 +13,8 @@ const PROGRAM = `
   initializeLog({ logFile: process.env.LOG_FILE, dataDir: process.env.LOG_FILE });
   const t = getTracer();
   const step = dftFn('compute', 'step');
-  for (let i = 0; i < 50; i++) step.log(() => t.emit('leaf', 'unit', t.now(), 1, { i }))();
+  // dur 0: a fast node can end the step within the µs the leaf starts in, and a 1 µs leaf would poke out
+  for (let i = 0; i < 50; i++) step.log(() => t.emit('leaf', 'unit', t.now(), 0, { i }))();
   logMetadata('epoch', '1');
   t.hashFile('/data/a.bin');
   if (process.env.BAD_TIMES) {
