@@ -71,19 +71,12 @@ function stringNumbers(dir: string): UpstreamFixture {
 /** The 2024 LD_PRELOAD layout (as the cm1 traces of LLNL/dftracer's examples). */
 function integerHashes(dir: string): UpstreamFixture {
   const w = new TraceWriter({ path: join(dir, '2024-integer-hashes.pfw.gz'), pid: 3537784, hostname: 'corona173', hashes: 'int', closeBracket: 'no-newline', memberBytes: 1 << 20 });
-  w.header({ cwd: '/g/g92/cm1', cmd: './cm1.exe', exec: 'DEFAULT' });
-  w.start(T0);
-  const conf = w.fileHash('/usr/tce/openmpi/etc/openmpi-mca-params.conf');
-  w.complete('fopen', 'STDIO', T0 + 3913, 243, { args: { fhash: conf, mode: 'r' } });
-  w.complete('fread', 'STDIO', T0 + 4200, 30, { args: { fhash: conf, size: 1, count: 4096, ret: 2712 } });
-  w.complete('fclose', 'STDIO', T0 + 4240, 8, { args: { fhash: conf } });
-  const out = w.fileHash('/p/lustre/cm1/cm1out_000001.nc');
-  w.complete('open', 'POSIX', T0 + 5000, 40, { args: { fhash: out, flags: 577, mode: 420, ret: 7 } });
-  w.complete('write', 'POSIX', T0 + 5100, 120, { args: { fhash: out, fd: 7, count: 1048576, ret: 1048576 } });
-  w.complete('write', 'POSIX', T0 + 5300, 90, { args: { fhash: out, fd: 7, count: 524288, ret: 524288 } });
-  w.complete('write', 'POSIX', T0 + 5400, 5, { args: { fhash: out, fd: 7, count: 10, ret: -1 } });
-  w.complete('close', 'POSIX', T0 + 5500, 10, { args: { fhash: out, fd: 7 } });
-  w.end(T0 + 6000);
+  const writes: Cm1Write[] = [
+    [5100, 120, 1048576, 1048576],
+    [5300, 90, 524288, 524288],
+    [5400, 5, 10, -1],
+  ];
+  cm1Run(w, T0, '/p/lustre/cm1/cm1out_000001.nc', writes, 5500, 6000);
   w.close();
   return { file: w.path, bytesRead: 2712, bytesWritten: 1048576 + 524288, events: 10, warnings: ['hashes written as integers', 'the closing "]" has no final newline'] };
 }
@@ -185,19 +178,28 @@ function appended2023(dir: string): UpstreamFixture {
   };
 }
 
-/** One cm1-like LD_PRELOAD run of the 2024 layout (the shape of `integerHashes`). */
-function cm1Run(w: TraceWriter, t0: number, mib: number): { read: number; written: number } {
+/** A write of a cm1-like run: its start (µs after the run's), duration, count and ret. */
+type Cm1Write = readonly [at: number, dur: number, count: number, ret: number];
+
+/** One cm1-like LD_PRELOAD run of the 2024 layout: its MPI config read, then `writes` to `out`, closed at `closeAt`. */
+function cm1Run(w: TraceWriter, t0: number, out: string, writes: readonly Cm1Write[], closeAt: number, endAt: number): void {
   w.header({ cwd: '/g/g92/cm1', cmd: './cm1.exe', exec: 'DEFAULT' });
   w.start(t0);
   const conf = w.fileHash('/usr/tce/openmpi/etc/openmpi-mca-params.conf');
   w.complete('fopen', 'STDIO', t0 + 3913, 243, { args: { fhash: conf, mode: 'r' } });
   w.complete('fread', 'STDIO', t0 + 4200, 30, { args: { fhash: conf, size: 1, count: 4096, ret: 2712 } });
   w.complete('fclose', 'STDIO', t0 + 4240, 8, { args: { fhash: conf } });
-  const out = w.fileHash(`/p/lustre/cm1/cm1out_00000${mib}.nc`);
-  w.complete('open', 'POSIX', t0 + 5000, 40, { args: { fhash: out, flags: 577, mode: 420, ret: 7 } });
-  for (let k = 0; k < mib; k++) w.complete('write', 'POSIX', t0 + 5100 + k * 200, 120, { args: { fhash: out, fd: 7, count: 1048576, ret: 1048576 } });
-  w.complete('close', 'POSIX', t0 + 5100 + mib * 200, 10, { args: { fhash: out, fd: 7 } });
-  w.end(t0 + 5000 + mib * 200 + 1000);
+  const h = w.fileHash(out);
+  w.complete('open', 'POSIX', t0 + 5000, 40, { args: { fhash: h, flags: 577, mode: 420, ret: 7 } });
+  for (const [at, dur, count, ret] of writes) w.complete('write', 'POSIX', t0 + at, dur, { args: { fhash: h, fd: 7, count, ret } });
+  w.complete('close', 'POSIX', t0 + closeAt, 10, { args: { fhash: h, fd: 7 } });
+  w.end(t0 + endAt);
+}
+
+/** A cm1 run writing `mib` MiB in 1 MiB writes; the bytes it read and wrote. */
+function cm1MiBRun(w: TraceWriter, t0: number, mib: number): { read: number; written: number } {
+  const writes = Array.from({ length: mib }, (_, k): Cm1Write => [5100 + k * 200, 120, 1048576, 1048576]);
+  cm1Run(w, t0, `/p/lustre/cm1/cm1out_00000${mib}.nc`, writes, 5100 + mib * 200, 5000 + mib * 200 + 1000);
   return { read: 2712, written: mib * 1048576 };
 }
 
@@ -210,10 +212,10 @@ function appended2024(dir: string): UpstreamFixture {
   const path = join(dir, '2024-appended-runs.pfw.gz');
   const opts = { path, hostname: 'corona173', hashes: 'int', closeBracket: 'no-newline', memberBytes: 1 << 20 } as const;
   const w1 = new TraceWriter({ ...opts, pid: 3537784 });
-  const a = cm1Run(w1, T0, 1);
+  const a = cm1MiBRun(w1, T0, 1);
   w1.close();
   const w2 = new TraceWriter({ ...opts, pid: 3537790, append: true, prefix: '  ' });
-  const b = cm1Run(w2, T0 + 90_000_000, 2);
+  const b = cm1MiBRun(w2, T0 + 90_000_000, 2);
   w2.close();
   return {
     file: path,
