@@ -1,6 +1,5 @@
 import { TAG_FALSE, TAG_ISTR, TAG_NUM, TAG_RAW, TAG_STR, TAG_TRUE, type EventColumns } from '../recording/columns.js';
 import { ARGS_TAIL, BARE_TAIL, DUR_HEAD, FALSE_TEXT, ID_HEAD, MAX_EVENT_BYTES, NULL_TEXT, PIDX_HEAD, TRUE_TEXT, TS_HEAD, cutText, jsonString, numberText } from './line-format.js';
-import type { TextSink } from './text-sink.js';
 
 /**
  * The text formatter: a batch's events as DFTracer E2 text, the reference that the byte formatter
@@ -21,16 +20,21 @@ export interface FormatContext {
   readonly onTruncated: (count: number) => void;
 }
 
-/** Writes every event of the buffer as DFTracer E2 lines (field order fixed by the format), as UTF-8. */
-export function formatEvents(buf: EventColumns, ctx: FormatContext, out: TextSink): void {
+/**
+ * Every event of the buffer as DFTracer E2 lines (field order fixed by the format): the string
+ * reference that the byte formatter (event-bytes.ts) and the columnar encoder are tested against.
+ */
+export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
   const cuts = { count: 0 };
+  let text = '';
   let argStart = 0;
   for (let i = 0; i < buf.count; i++) {
     const argEnd = buf.argEnd[i]!;
-    out.write(formatLine(buf, ctx, i, argStart, argEnd, cuts));
+    text += formatLine(buf, ctx, i, argStart, argEnd, cuts);
     argStart = argEnd;
   }
   if (cuts.count > 0) ctx.onTruncated(cuts.count);
+  return text;
 }
 
 /** The text of event `i` (its args are [from, to)); `cuts.count` counts lines whose string args were cut. */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { TextSink } from '../format/text-sink.js';
 import { EventBuffer } from './event-buffer.js';
 import { Interner } from './interner.js';
 import { MAX_EVENT_BYTES } from '../format/line-format.js';
@@ -19,13 +18,11 @@ describe('formatEvents', () => {
   it('writes the E2 field order with every kind of arg value, as JSON.parse reads it back', () => {
     const { interner, buf, ctx } = setup();
     let out = '';
-    const sink = new TextSink(16);
     const weird = 'q"b\\n\n\t\u0001 \ud800 € \u{1F600}';
     const args = { n: 42, neg: -7, frac: 1.5, big: 1e21, nan: NaN, inf: -Infinity, negz: -0, s: 'short', long: 'x'.repeat(100), weird, t: true, f: false, nul: null, undef: undefined, bi: 12n, obj: { a: [1, 'b'] } };
     buf.push(interner.kind('na"me', 'cat\n'), 5, 77, 1760934170173819, 12, 2, -1, args, interner);
     buf.push(interner.kind('other', 'c'), 2147483648, 770001, 1760934171000000, 0, 1, 5, undefined, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out = formatEvents(buf, ctx);
     const [a, b] = lines(out).map((l) => JSON.parse(l));
     expect(Object.keys(a)).toEqual(['id', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'ph', 'args']);
     expect(a).toMatchObject({ id: 5, name: 'na"me', cat: 'cat\n', pid: 77, tid: 77, ts: 1760934170173819, dur: 12, ph: 'X' });
@@ -40,12 +37,10 @@ describe('formatEvents', () => {
   it('keeps small and fractional times valid JSON; a NaN duration is 0 like a negative one', () => {
     const { interner, buf, ctx } = setup();
     let out = '';
-    const sink = new TextSink(16);
     const k = interner.kind('e', 'c');
     buf.push(k, 1, 1, 42, 1.25, 1, -1, undefined, interner);
     buf.push(k, 2, 1, 1760934170000000.5, NaN, 1, -1, undefined, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out = formatEvents(buf, ctx);
     const [a, b] = lines(out).map((l) => JSON.parse(l));
     expect([a.ts, a.dur]).toEqual([42, 1.25]);
     expect([b.ts, b.dur]).toEqual([1760934170000000.5, 0]);
@@ -54,22 +49,18 @@ describe('formatEvents', () => {
   it('without metadata writes no args', () => {
     const { interner, buf, ctx } = setup(false);
     let out = '';
-    const sink = new TextSink(16);
     buf.push(interner.kind('e', 'c'), 1, 1, 1760934170000001, 3, 1, -1, { x: 1 }, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out = formatEvents(buf, ctx);
     expect(lines(out)).toEqual(['{"id":1,"name":"e","cat":"c","pid":77,"tid":1,"ts":1760934170000001,"dur":3,"ph":"X"}']);
   });
 
   it('cuts the string args of an event over 16 KiB and reports it once per encode', () => {
     const { interner, buf, ctx, truncations } = setup();
     let out = '';
-    const sink = new TextSink(16);
     const k = interner.kind('e', 'c');
     buf.push(k, 1, 1, 1760934170000001, 3, 1, -1, { small: 'kept', huge: '€'.repeat(20000) }, interner);
     buf.push(k, 2, 1, 1760934170000002, 3, 1, -1, { n: 1 }, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out = formatEvents(buf, ctx);
     const written = lines(out);
     expect(Buffer.byteLength(written[0]!)).toBeLessThanOrEqual(MAX_EVENT_BYTES);
     const a = JSON.parse(written[0]!);
@@ -82,14 +73,11 @@ describe('formatEvents', () => {
   it('encodes fragments interned after an earlier encode', () => {
     const { interner, buf, ctx } = setup();
     let out = '';
-    const sink = new TextSink(16);
     buf.push(interner.kind('first', 'c'), 1, 1, 1760934170000001, 3, 1, -1, { k: 'v1' }, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out = formatEvents(buf, ctx);
     buf.reset();
     buf.push(interner.kind('second', 'c'), 2, 1, 1760934170000002, 3, 1, -1, { k2: 'v2', k: 'v1' }, interner);
-    formatEvents(buf, ctx, sink);
-    out = sink.view().toString();
+    out += formatEvents(buf, ctx);
     const [a, b] = lines(out).map((l) => JSON.parse(l));
     expect(a.name).toBe('first');
     expect(b).toMatchObject({ name: 'second', args: { k2: 'v2', k: 'v1' } });
@@ -128,9 +116,7 @@ describe('EventBuffer.pushMerged', () => {
       for (const [args, extra] of cases) buf.pushMerged(interner.kind('m', 'c'), 1, 2, 1, -1, args as never, extra as never, interner);
       for (const [args, extra] of cases) buf.push(interner.kind('m', 'c'), 1, 2, 3, 4, 1, -1, { ...args, ...extra } as never, interner);
     }
-    const sink = new TextSink(16);
-    formatEvents(buf, ctx, sink);
-    const argsOf = lines(sink.view().toString()).map((l) => JSON.stringify(JSON.parse(l).args));
+    const argsOf = lines(formatEvents(buf, ctx)).map((l) => JSON.stringify(JSON.parse(l).args));
     const n = cases.length;
     for (let round = 0; round < 2; round++) {
       const at = round * 2 * n;
@@ -143,8 +129,6 @@ describe('EventBuffer.pushMerged', () => {
     const { interner, buf, ctx } = setup();
     const extra = { ok: 1, get bad(): number { throw new Error('no'); } };
     buf.pushMerged(interner.kind('m', 'c'), 1, 2, 1, -1, { a: 'kept?' }, extra, interner);
-    const sink = new TextSink(16);
-    formatEvents(buf, ctx, sink);
-    expect(JSON.parse(lines(sink.view().toString())[0]!).args).toEqual({ hhash: '00000000000000aa', level: 1, p_idx: -1, args_error: 'the args could not be read' });
+    expect(JSON.parse(lines(formatEvents(buf, ctx))[0]!).args).toEqual({ hhash: '00000000000000aa', level: 1, p_idx: -1, args_error: 'the args could not be read' });
   });
 });

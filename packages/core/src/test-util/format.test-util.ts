@@ -5,7 +5,6 @@ import { Interner } from '../recording/interner.js';
 import { formatEvents, type FormatContext } from '../format/format-events.js';
 import { FH, HH } from './fixtures.test-util.js';
 import { argsHead } from '../format/line-format.js';
-import { TextSink } from '../format/text-sink.js';
 
 /** A FormatContext over an interner's tables, as the tracer builds one. */
 export function formatContext(interner: Interner, options: { incMetadata?: boolean; hostHash?: string; onTruncated?: (n: number) => void } = {}): FormatContext {
@@ -21,10 +20,7 @@ export function formatContext(interner: Interner, options: { incMetadata?: boole
 
 /** The text path's bytes for a flush: its metadata lines, then its events. */
 export function formattedText(meta: string, buf: EventColumns, ctx: FormatContext): Buffer {
-  const sink = new TextSink(16);
-  sink.write(meta);
-  formatEvents(buf, { ...ctx, onTruncated: () => {} }, sink);
-  return Buffer.from(sink.view());
+  return Buffer.from(meta + formatEvents(buf, { ...ctx, onTruncated: () => {} }));
 }
 
 /**
