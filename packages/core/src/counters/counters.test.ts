@@ -241,7 +241,7 @@ describe('counters', () => {
     ['gzip, zlib', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'zlib' }],
     ['no writer thread', { DFTRACER_WRITER_THREAD: '0' }],
   ])('counter() round trip through a trace file (%s): values read back exactly, NaN recorded and warned about once', (_, env) => {
-    const { trace, stderr } = traced(
+    const { trace, stdout, stderr } = traced(
       `
       import { initializeLog, finalize, counter } from CORE;
       initializeLog();
@@ -260,6 +260,7 @@ describe('counters', () => {
       { hhash: expect.any(String), lr: null, loss: null, non_finite: { lr: '-Infinity', loss: 'NaN' } },
       { hhash: expect.any(String), lr: 2e-5 },
     ]);
+    expect(stdout.trim()).toBe('went on');
     expect(stderr.match(/WARN.*non_finite/g)).toHaveLength(1);
     expect(stderr).toMatch(/WARN.*counter train: values\.loss is NaN; written as null/);
     expect(stderr.match(/WARN.*reading values\.loss threw \(diverged\)/g)).toHaveLength(1);
