@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Plugin, Region, Tracer } from '@dftracer/core';
-import { currentTf, type Tf } from '@dftracer/tfjs';
+import { currentTf, trackTfjsMemory, type Tf, type TfMemoryLike } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
 
 export interface TfjsAutoTraceOptions {
@@ -23,7 +23,8 @@ let live = 0;
  * the whole `ai` tree as `ai.update` would), `evaluate`/`evaluateDataset` → `pipeline.evaluate`,
  * `predict` → `compute.forward`, `trainOnBatch` → `compute.step`, batches pulled from a `tf.data`
  * dataset by those calls (and by `forEachAsync`/`toArray`) → `dataloader.fetch`, `model.save` →
- * `checkpoint.capture`, `tf.loadLayersModel` → `checkpoint.restart`. All removed at teardown.
+ * `checkpoint.capture`, `tf.loadLayersModel` → `checkpoint.restart`; and the `tfjs` `memory` counter
+ * (tensor counts, the summary's leak verdict). All removed at teardown.
  */
 export function tfjsAutoTrace(options: TfjsAutoTraceOptions = {}): Plugin {
   if (options === null || typeof options !== 'object') throw new TypeError(`tfjsAutoTrace: options must be an object like { tf }; got ${String(options)}`);
@@ -41,9 +42,12 @@ export function tfjsAutoTrace(options: TfjsAutoTraceOptions = {}): Plugin {
         return;
       }
       const patches = install(tf, tracer);
+      // Its tensor counts beside the events (the summary's leak verdict), one sampler per engine.
+      const untrack = trackTfjsMemory(tf as unknown as TfMemoryLike);
       live++;
       return () => {
         live--;
+        untrack();
         for (const p of patches.reverse()) if (p.obj[p.key] === p.wrapped) p.obj[p.key] = p.orig;
       };
     },

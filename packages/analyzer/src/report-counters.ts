@@ -99,7 +99,7 @@ export async function counterCharts(duck: Duck, files: string[], t0: number, wal
   const wanted = CHARTS.flatMap((c) => c.series.map(([cat, name, series]) => `(${sqlString(cat)}, ${sqlString(name)}, ${sqlString(series)})`));
   const src = `SELECT c.pid, c.ts, c.cat, c.name, c.series, c.value FROM counters c
     JOIN (VALUES ${wanted.join(', ')}) w(wcat, wname, wseries) ON c.cat = w.wcat AND c.name = w.wname AND c.series = w.wseries
-    WHERE c.ts BETWEEN ${t0} AND ${t0 + Math.max(0, wallUs)}`;
+    WHERE c.ts BETWEEN ${t0} AND ${t0 + Math.max(0, wallUs)} AND isfinite(c.value)`;
   const [{ n = 0 } = {}] = await duck.all(`SELECT max(c) AS n FROM (SELECT count(*) AS c FROM (${src}) GROUP BY pid, cat, name, series)`);
   const binUs = num(n) > maxPoints ? Math.max(1, Math.ceil(wallUs / maxPoints)) : 0;
   // several samples at one ts (threads of a process) show as one: their maximum

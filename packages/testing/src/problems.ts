@@ -28,7 +28,13 @@ export function traceProblems(t: Trace): string[] {
     if (byId.has(c.id) || metaIds.has(c.id)) problems.push(`duplicate id ${c.id} (counter ${c.name})`);
     metaIds.add(c.id);
     if (!Number.isInteger(c.ts)) problems.push(`bad ts on counter ${c.name} ${c.id}`);
-    for (const [k, v] of Object.entries(c.args ?? {})) if (k !== 'hhash' && typeof v !== 'number') problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
+    // NaN and ±Infinity are written null, with `non_finite` saying which (the core's README).
+    const marks = (c.args?.non_finite ?? {}) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(marks)) if (c.args[k] !== null || !['NaN', 'Infinity', '-Infinity'].includes(v as string)) problems.push(`counter ${c.name} ${c.id}: non_finite.${k} is ${JSON.stringify(v)} for a value of ${JSON.stringify(c.args[k])}`);
+    for (const [k, v] of Object.entries(c.args ?? {})) {
+      if (k === 'hhash' || k === 'non_finite' || typeof v === 'number' || (v === null && k in marks)) continue;
+      problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
+    }
   }
   if (t.lines.length > 1 && t.lines[t.lines.length - 1] !== ']' && t.events[t.events.length - 1]?.name === 'end') problems.push('no closing "]" after end');
   const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args.value));

@@ -1,5 +1,6 @@
 import type { Duck } from '../duck.js';
 import { readJsonSql } from '../read-json.js';
+import { createCounters } from './counter-table.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
 import { steadyGrowth, type Growth, type StepMark } from './leak.js';
 
@@ -51,11 +52,7 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
   const src = await readJsonSql(files, { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' }, duck.tempDir);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_src AS SELECT filename AS trace, ph, pid, tid, ts, cat, name, args FROM (${src})
     WHERE ph = 'C' OR (ph = 'X' AND json_exists(args, '$.step'))`);
-  await duck.run(`CREATE OR REPLACE TEMP TABLE counters AS
-    SELECT trace, pid, tid, ts, cat, name, series, value FROM (
-      SELECT trace, pid, tid, ts, cat, name, series, TRY_CAST(json_extract(args, '$."' || replace(series, '"', '\\"') || '"') AS DOUBLE) AS value
-      FROM (SELECT *, unnest(json_keys(args)) AS series FROM counter_src WHERE ph = 'C' AND json_type(args) = 'OBJECT') WHERE series <> 'hhash'
-    ) WHERE value IS NOT NULL AND isfinite(value)`);
+  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C'`, true);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_steps AS
     SELECT pid, min(ts) AS ts, epoch, step FROM (
       SELECT pid, ts, TRY_CAST(args ->> 'epoch' AS BIGINT) AS epoch, TRY_CAST(args ->> 'step' AS BIGINT) AS step FROM counter_src WHERE ph = 'X'
@@ -76,10 +73,10 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
       max(value) FILTER (WHERE cat = 'tfjs' AND name = 'memory' AND series = 'num_bytes') AS bytes_peak,
       count(*) FILTER (WHERE cat = 'sys' AND name = 'event_loop') AS loop_n,
       count(*) FILTER (WHERE cat = 'sys' AND name = 'gc') AS gc_n
-    FROM counters GROUP BY pid ORDER BY pid`);
+    FROM counters WHERE isfinite(value) GROUP BY pid ORDER BY pid`);
   const cpu = new Map<number, PeakMean>();
   for (const r of await duck.all(`SELECT pid, max(v) AS peak, avg(v) AS mean FROM (
-      SELECT pid, ts, sum(value) AS v FROM counters WHERE cat = 'sys' AND name = 'cpu' AND series IN ('user_pct', 'system_pct') GROUP BY pid, tid, ts
+      SELECT pid, ts, sum(value) AS v FROM counters WHERE cat = 'sys' AND name = 'cpu' AND series IN ('user_pct', 'system_pct') AND isfinite(value) GROUP BY pid, tid, ts
     ) GROUP BY pid`)) {
     cpu.set(num(r.pid), { peak: num(r.peak), mean: num(r.mean) });
   }
@@ -108,7 +105,7 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
 
 async function tfjsMemory(duck: Duck, pid: number, peakTensors: number, peakBytes: number): Promise<TfjsMemory> {
   const rows = await duck.all(`SELECT ts, max(value) FILTER (WHERE series = 'num_tensors') AS t, max(value) FILTER (WHERE series = 'num_bytes') AS b
-    FROM counters WHERE pid = ${pid} AND cat = 'tfjs' AND name = 'memory' GROUP BY ts ORDER BY ts`);
+    FROM counters WHERE pid = ${pid} AND cat = 'tfjs' AND name = 'memory' AND isfinite(value) GROUP BY ts ORDER BY ts`);
   let steps: StepMark[] = (await duck.all(`SELECT ts, epoch, step FROM counter_steps WHERE pid = ${pid} ORDER BY ts`)).map((s) => ({ ts: num(s.ts), epoch: s.epoch == null ? null : num(s.epoch), step: num(s.step) }));
   // Where steps carry epochs, events with a step and no epoch (another numbering) would interleave with them.
   if (steps.some((s) => s.epoch !== null)) steps = steps.filter((s) => s.epoch !== null);

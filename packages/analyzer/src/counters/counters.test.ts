@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { counter, finalize, initializeLog } from '@dftracer/core';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTrace } from '@dftracer/testing';
@@ -105,3 +106,36 @@ describe('counter records through the analyzer', () => {
     expect(s.counters.map((p) => p.tfjs!.verdict.startsWith('leak'))).toEqual([true, false]);
   });
 });
+
+describe('non-finite counter values (written null with a non_finite marker by the core)', () => {
+  // A real trace from the core: a loss that diverges, a learning rate that stays put.
+  const file = (() => {
+    const logDir = join(dir, 'nonfinite');
+    initializeLog({ enable: true, logFile: join(logDir, 'run'), countersIntervalMs: 0, compression: false });
+    const losses = [0.5, 0.0004, NaN, Infinity, -Infinity];
+    for (const loss of losses) counter('train', 'app', { loss, lr: 1e-5 });
+    finalize();
+    return join(logDir, readdirSync(logDir)[0]!);
+  })();
+
+  it('query reads them back as NaN and ±Infinity, the finite ones exactly; the marker is no series', async () => {
+    const r = await queryTraces(`SELECT series, list(value ORDER BY ts, value) AS v FROM counters WHERE name = 'train' GROUP BY series ORDER BY series`, [file]);
+    expect(r.rows).toEqual([
+      ['loss', [0.5, 0.0004, NaN, Infinity, -Infinity]],
+      ['lr', [1e-5, 1e-5, 1e-5, 1e-5, 1e-5]],
+    ]);
+  });
+
+  it('validate accepts them; summary and export --perfetto keep to the finite values (valid JSON)', async () => {
+    expect((await validateFiles([file], { threads: 0 })).files[0]!.problems).toEqual([]);
+    expect((await summarize([file])).counters).toHaveLength(1);
+    const out = join(dir, 'nonfinite.json');
+    await exportPerfetto([file], out);
+    type Ev = { ph: string; name: string; args: Record<string, number> };
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: Ev[] } | Ev[];
+    const train = (Array.isArray(doc) ? doc : doc.traceEvents).filter((e) => e.ph === 'C' && e.name === 'train').map((e) => e.args);
+    expect(train.map((a) => a.loss)).toEqual([0.5, 0.0004, undefined, undefined, undefined]);
+    expect(train.map((a) => a.lr)).toEqual([1e-5, 1e-5, 1e-5, 1e-5, 1e-5]);
+  });
+});
+

@@ -5,10 +5,11 @@ import { readTrace, tempDir, traceFiles, traceProblems, type Trace, type TraceEv
 import { ConfigError, resolveConfig } from '../config/resolve.js';
 import { childEnv } from '../api/children.js';
 import { runModule } from '../test-util/node-process.test-util.js';
+import { MAX_EVENT_BYTES } from '../format/line-format.js';
 import { counterLine } from './counter-line.js';
 
 /** Runs `source` (CORE: the built package) in a fresh node; returns its one trace, checked. */
-function traced(source: string, env: Record<string, string> = {}): { trace: Trace; stdout: string } {
+function traced(source: string, env: Record<string, string> = {}): { trace: Trace; stdout: string; stderr: string } {
   const dir = tempDir();
   const r = runModule(dir, source, { DFTRACER_ENABLE: '1', DFTRACER_LOG_FILE: join(dir, 'trace'), ...env });
   expect(r.status, r.stderr).toBe(0);
@@ -16,7 +17,7 @@ function traced(source: string, env: Record<string, string> = {}): { trace: Trac
   expect(files).toHaveLength(1);
   const trace = readTrace(files[0]!);
   expect(traceProblems(trace)).toEqual([]);
-  return { trace, stdout: r.stdout };
+  return { trace, stdout: r.stdout, stderr: r.stderr };
 }
 
 const named = (t: Trace, name: string, cat = 'sys'): TraceEvent[] => t.counters.filter((c) => c.name === name && c.cat === cat);
@@ -174,11 +175,95 @@ describe('counters', () => {
     expect(r.stderr).toMatch(/DFTRACER_COUNTERS_INTERVAL_MS="often" is not valid/);
   });
 
-  it('formats a counter line in DFTracer field order, numbers only', () => {
-    expect(counterLine(7, 'memory', 'sys', 10, 11, 1_700_000_000_000_123, 'abcdef0123456789', { rss: 5, pct: 12.34567, bad: NaN })).toBe(
-      '{"id":7,"name":"memory","cat":"sys","pid":10,"tid":11,"ts":1700000000000123,"ph":"C","args":{"hhash":"abcdef0123456789","rss":5,"pct":12.346}}\n',
+  it('formats a counter line in DFTracer field order, numbers as JavaScript prints them', () => {
+    expect(counterLine(7, 'memory', 'sys', 10, 11, 1_700_000_000_000_123, 'abcdef0123456789', { rss: 5, pct: 12.34567, negz: -0 })).toBe(
+      '{"id":7,"name":"memory","cat":"sys","pid":10,"tid":11,"ts":1700000000000123,"ph":"C","args":{"hhash":"abcdef0123456789","rss":5,"pct":12.34567,"negz":0}}\n',
     );
-    expect(counterLine(7, 'memory', 'sys', 10, 11, 1, 'h', { bad: Infinity })).toBeNull();
+    expect(counterLine(7, 'memory', 'sys', 10, 11, 1, 'h', {})).toBeNull();
+  });
+
+  it('writes NaN and ±Infinity as null with the non_finite marker, told once per kind of problem', () => {
+    const told: string[] = [];
+    const warn = (p: string, m: string) => told.push(`${p}: ${m}`);
+    const line = counterLine(7, 'train', 'app', 1, 1, 1, 'h', { loss: NaN, lr: Infinity, low: -Infinity, ok: 2 }, warn)!;
+    expect(JSON.parse(line).args).toEqual({ hhash: 'h', loss: null, lr: null, low: null, ok: 2, non_finite: { loss: 'NaN', lr: 'Infinity', low: '-Infinity' } });
+    expect(told.every((t) => t.startsWith('non-finite: counter train: values.'))).toBe(true);
+    // a sample of only non-finite values is still a record: a diverging loss stays visible
+    expect(JSON.parse(counterLine(8, 'train', 'app', 1, 1, 1, 'h', { loss: NaN })!).args).toEqual({ hhash: 'h', loss: null, non_finite: { loss: 'NaN' } });
+  });
+
+  it('contains a throwing getter or Proxy, leaves out non-numbers, renames reserved keys, and cuts names', () => {
+    const told: string[] = [];
+    const warn = (p: string) => told.push(p);
+    const values = {
+      a: 1,
+      get b(): number {
+        throw new Error('no b');
+      },
+      c: 'text' as unknown as number,
+      hhash: 3,
+      non_finite: 4,
+      ['k'.repeat(2000)]: 5,
+    };
+    const args = JSON.parse(counterLine(7, 'n'.repeat(3000), 'app', 1, 1, 1, 'h', values, warn)!).args;
+    expect(args.a).toBe(1);
+    expect('b' in args || 'c' in args).toBe(false);
+    expect([args.hhash, args.user_hhash, args.user_non_finite]).toEqual(['h', 3, 4]);
+    expect(Object.keys(args).find((k) => k.startsWith('kkk'))).toBe(`${'k'.repeat(1024)}…[truncated 976 chars]`);
+    expect(told).toEqual(['getter', 'not-a-number']);
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('no keys'); } });
+    expect(counterLine(7, 'p', 'app', 1, 1, 1, 'h', proxy, warn)).toBeNull();
+    expect(told.at(-1)).toBe('getter');
+  });
+
+  it('keeps a counter record within the 16 KiB line cap: the series past it are left out and told', () => {
+    const told: string[] = [];
+    const values: Record<string, number> = {};
+    for (let i = 0; i < 2000; i++) values[`series_${i}`] = i === 5 ? NaN : i + 0.5;
+    const line = counterLine(7, 'wide', 'app', 1, 1, 1, 'h', values, (p, m) => told.push(`${p}: ${m}`))!;
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+    const args = JSON.parse(line).args;
+    const kept = Object.keys(args).filter((k) => k.startsWith('series_'));
+    // written in order: every series before the cut, none after it
+    expect(kept).toEqual(Object.keys(values).slice(0, kept.length));
+    expect(kept.length).toBeGreaterThan(500);
+    expect(args.non_finite).toEqual({ series_5: 'NaN' });
+    expect(told).toContain(`too-long: counter wide: ${2000 - kept.length} of its 2000 series left out, the record would exceed the 16 KiB line cap`);
+    // non-ASCII keys: counted in UTF-8 bytes
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 400; i++) wide[`€${i}`.repeat(8)] = i;
+    expect(Buffer.byteLength(counterLine(7, 'wide', 'app', 1, 1, 1, 'h', wide)!)).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+  });
+
+  it.each([
+    ['plain, writer thread', { DFTRACER_TRACE_COMPRESSION: '0' }],
+    ['gzip, columnar encoder', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'custom' }],
+    ['gzip, zlib', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'zlib' }],
+    ['no writer thread', { DFTRACER_WRITER_THREAD: '0' }],
+  ])('counter() round trip through a trace file (%s): values read back exactly, NaN recorded and warned about once', (_, env) => {
+    const { trace, stdout, stderr } = traced(
+      `
+      import { initializeLog, finalize, counter } from CORE;
+      initializeLog();
+      counter('train', 'app', { lr: 1e-5, acc: 0.98765, big: 1e21, loss: 0.0004 });
+      counter('train', 'app', { lr: 1e-5, loss: NaN });
+      counter('train', 'app', { lr: -Infinity, loss: NaN });
+      counter('train', 'app', { get loss() { throw new Error('diverged'); }, lr: 2e-5 });
+      console.log('went on');
+      finalize();
+      `,
+      env,
+    );
+    expect(named(trace, 'train', 'app').map((c) => c.args)).toEqual([
+      { hhash: expect.any(String), lr: 1e-5, acc: 0.98765, big: 1e21, loss: 0.0004 },
+      { hhash: expect.any(String), lr: 1e-5, loss: null, non_finite: { loss: 'NaN' } },
+      { hhash: expect.any(String), lr: null, loss: null, non_finite: { lr: '-Infinity', loss: 'NaN' } },
+      { hhash: expect.any(String), lr: 2e-5 },
+    ]);
+    expect(stdout.trim()).toBe('went on');
+    expect(stderr.match(/WARN.*non_finite/g)).toHaveLength(1);
+    expect(stderr).toMatch(/WARN.*counter train: values\.loss is NaN; written as null/);
+    expect(stderr.match(/WARN.*reading values\.loss threw \(diverged\)/g)).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { CounterValues } from './counter-line.js';
+import { thousandths, type CounterValues } from './counter-line.js';
 
 /** Where a sampler writes a sample: the record's name and its series (cat `sys`). */
 export type PutCounter = (name: string, values: CounterValues) => void;
@@ -20,7 +20,7 @@ export class ProcessSampler {
     put('memory', { rss: process.memoryUsage.rss() });
     const cpu = process.cpuUsage();
     const wall = now - this.lastUs;
-    if (wall > 0) put('cpu', { user_pct: ((cpu.user - this.lastCpu.user) / wall) * 100, system_pct: ((cpu.system - this.lastCpu.system) / wall) * 100 });
+    if (wall > 0) put('cpu', { user_pct: thousandths(((cpu.user - this.lastCpu.user) / wall) * 100), system_pct: thousandths(((cpu.system - this.lastCpu.system) / wall) * 100) });
     this.lastCpu = cpu;
     this.lastUs = now;
   }

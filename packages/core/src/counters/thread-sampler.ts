@@ -2,6 +2,7 @@ import { performance, type EventLoopUtilization, type IntervalHistogram } from '
 import { GcMeter } from './gc-meter.js';
 import { READ_BYTES, READ_OPS, WRITE_BYTES, WRITE_OPS, ioCounts } from './io-counts.js';
 import { loopDelayHistogram } from './loop-delay.js';
+import { thousandths } from './counter-line.js';
 import type { PutCounter } from './process-sampler.js';
 
 /**
@@ -65,7 +66,7 @@ export class ThreadSampler {
       max = h.max / 1000;
       h.reset();
     }
-    put('event_loop', { utilization: u.utilization, delay_p50_us: Math.round(held > 0 ? Math.max(p50, held) : p50), delay_max_us: Math.round(Math.max(max, held)) });
+    put('event_loop', { utilization: thousandths(u.utilization), delay_p50_us: Math.round(held > 0 ? Math.max(p50, held) : p50), delay_max_us: Math.round(Math.max(max, held)) });
     return held > 0;
   }
 

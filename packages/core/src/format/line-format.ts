@@ -53,6 +53,14 @@ export function numberText(v: number): string {
   return v > 0 ? '"Infinity"' : v < 0 ? '"-Infinity"' : '"NaN"';
 }
 
+/** Names, categories and arg keys are labels: cut to this many UTF-16 units so an event always fits. */
+export const MAX_NAME = 1024;
+
+/** A name, category or key cut to MAX_NAME with the marker that says how much was cut. */
+export function cutName(s: string): string {
+  return s.length > MAX_NAME ? cutText(s, MAX_NAME) : s;
+}
+
 /** `s` cut to `max` UTF-16 units with the marker that says how much was cut. */
 export function cutText(s: string, max: number): string {
   // Never split a surrogate pair: a lone half would be escaped, not lost, but reads badly.

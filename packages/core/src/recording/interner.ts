@@ -1,4 +1,4 @@
-import { cutText, jsonString, keyFragment, kindFragment } from '../format/line-format.js';
+import { cutName, jsonString, keyFragment, kindFragment } from '../format/line-format.js';
 
 /** (name, cat) pairs and arg keys interned to small ints with their JSON fragments precomputed. */
 export class Interner {
@@ -171,8 +171,3 @@ const RING_KINDS = 256;
 const MAX_INTERNED_STRING = 64;
 const MAX_INTERNED_STRINGS = 1 << 16;
 
-/** Names and categories are labels: keep them short enough that an event always fits. */
-const MAX_NAME = 1024;
-function cutName(s: string): string {
-  return s.length > MAX_NAME ? cutText(s, MAX_NAME) : s;
-}

@@ -17,7 +17,7 @@ import { cleanTime, isCleanTime } from './times.js';
 import { SyncStack } from './sync-stack.js';
 import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
-import { counterLine, type CounterValues } from '../counters/counter-line.js';
+import { counterLine, type CounterValues, type CounterWarn } from '../counters/counter-line.js';
 import { ThreadCounters } from '../counters/thread-counters.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
@@ -534,10 +534,13 @@ export class ThreadTracer implements Tracer {
     if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
   }
 
+  /** What counterLine could not write as given: one warning per kind and trace file. */
+  private readonly counterWarn: CounterWarn = (problem, message) => this.warnOnce(`counter:${problem}`, message);
+
   /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
   counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
     if (!this.active) return;
-    const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values);
+    const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values, this.counterWarn);
     if (line === null) return;
     this.pendingMeta += line;
     this.pendingMetaCount++;

@@ -3,20 +3,25 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dftFn, finalize, initializeLog } from '@dftracer/core';
 import { readTrace, tempDir, traceFiles, traceProblems, type TraceEvent } from '@dftracer/testing';
-import { subscribeKernels } from '../kernels/kernel-hub.js';
+import * as tfCore from '@tensorflow/tfjs-core';
+import { kernelHubStatus, subscribeKernels } from '../kernels/kernel-hub.js';
+import { useTfNamespace } from '../namespace.js';
 import { trackTfjsMemory } from './tfjs-memory.js';
 
 const STEPS = 40;
 
+/** With the kernel hub subscribed, as dynamo and the profiler do; returns what undoes it. */
+const viaKernelHub = (): (() => void) => subscribeKernels(tf, () => {});
+
 /**
- * Trains a real linear model for STEPS steps with the kernel hub subscribed (as dynamo and the
- * profiler do), each step a traced event with its step number; `leak` keeps one tensor per step.
+ * Trains a real linear model for STEPS steps with the counter started by `start` (default the
+ * kernel hub), each step a traced event with its step number; `leak` keeps one tensor per step.
  * Returns the tfjs memory samples and the step events of the trace.
  */
-function train(leak: boolean): { samples: TraceEvent[]; steps: TraceEvent[] } {
+function train(leak: boolean, start: () => () => void = viaKernelHub): { samples: TraceEvent[]; steps: TraceEvent[] } {
   const dir = tempDir();
   initializeLog({ enable: true, logFile: join(dir, 'train'), countersIntervalMs: 1, disableIo: true });
-  const unsubscribe = subscribeKernels(tf, () => {});
+  const unsubscribe = start();
   const kept: tf.Tensor[] = [];
   const w = tf.variable(tf.zeros([8, 1]));
   const x = tf.randomNormal([256, 8]);
@@ -70,6 +75,21 @@ describe('tfjs memory counter', () => {
     const after = afterEachStep(samples, steps).slice(2); // the optimizer's first steps create its state
     expect(after.length).toBeGreaterThanOrEqual(10);
     expect(new Set(after).size).toBe(1);
+  });
+
+  it('starts when tfjs is handed over (useTfNamespace, as loadTf and ai do), without the kernel hub; one sampler per engine', () => {
+    const { samples, steps } = train(true, () => {
+      useTfNamespace(tf);
+      useTfNamespace(tf); // handed over again: still one
+      return trackTfjsMemory(tfCore); // tfjs-core's namespace: the same engine, the same sampler
+    });
+    expect(kernelHubStatus().listeners).toBe(0);
+    // a step takes about a 1 ms interval without the hub's wrappers: a sample every step or two
+    expect(samples.length).toBeGreaterThan(STEPS / 4);
+    expect(new Set(samples.map((c) => c.ts)).size).toBe(samples.length);
+    const after = afterEachStep(samples, steps);
+    expect(after.length).toBeGreaterThan(STEPS / 4);
+    expect((after.at(-1)! - after[0]!) / (after.length - 1)).toBeGreaterThan(0.5);
   });
 
   it('is one sampler per tf however many ask, removed with the last', () => {

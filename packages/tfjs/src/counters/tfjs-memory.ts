@@ -30,14 +30,17 @@ function tracked(): WeakMap<object, Tracked> {
  * Adds the `tfjs` `memory` counter (num_tensors, num_data_buffers, num_bytes, and num_bytes_in_gpu
  * where the backend reports it) to the core's counter samples, read with `tf.memory()` once per
  * counter interval on the program's thread (a few field reads: no sync, no kernel). The tensor-leak
- * verdict of `dftracer summary` reads it. The kernel hub calls this for the tfjs it hooks; call it
- * yourself for a tfjs nothing else of dftracer.js touches. Returns the function that stops it (after
- * as many calls as were made for this tf).
+ * verdict of `dftracer summary` reads it. One sampler per tfjs engine, however many namespaces of
+ * it ask (`@tensorflow/tfjs`, tfjs-core, tfjs-node share one engine). `useTfNamespace` (so `loadTf`
+ * and ai's `useTf`), ai's `tfjsAutoTrace` and the kernel hub call this; call it yourself for a tfjs
+ * nothing else of dftracer.js is given. Returns the function that stops it (after as many calls as
+ * were made for this engine).
  */
 export function trackTfjsMemory(tf: TfMemoryLike): () => void {
   const read = memoryReader(tf);
   const map = tracked();
-  let t = map.get(tf);
+  const key = engineOf(tf);
+  let t = map.get(key);
   if (t === undefined) {
     const sampler = function tfjsMemory(emit: EmitCounter): void {
       const m = read();
@@ -46,7 +49,7 @@ export function trackTfjsMemory(tf: TfMemoryLike): () => void {
       emit('memory', 'tfjs', values);
     };
     t = { remove: addCounterSampler(sampler), refs: 0 };
-    map.set(tf, t);
+    map.set(key, t);
   }
   t.refs++;
   let done = false;
@@ -56,8 +59,19 @@ export function trackTfjsMemory(tf: TfMemoryLike): () => void {
     done = true;
     if (--entry.refs > 0) return;
     entry.remove();
-    map.delete(tf);
+    map.delete(key);
   };
+}
+
+/** The engine behind a namespace (what its counts are of), or the object itself where it has none. */
+function engineOf(tf: TfMemoryLike): object {
+  try {
+    const e = typeof tf.engine === 'function' ? tf.engine() : undefined;
+    if (e !== null && typeof e === 'object') return e;
+  } catch {
+    // an engine that cannot be had: count by the namespace
+  }
+  return tf;
 }
 
 function memoryReader(tf: TfMemoryLike): () => TfMemoryInfo {
