@@ -141,3 +141,30 @@ describe('threads and lanes', () => {
     expect(formatSummary(s)).toMatch(/^\s*9\s+lanes\.pfw\.gz\s+node01\s+1\s+4\s/m);
   });
 });
+
+describe('tables in the order they say', () => {
+  it('directories by bytes moved, ties by name (not by a column the table does not show)', async () => {
+    const path = join(dir, 'dirs.pfw.gz');
+    const w = new TraceWriter({ path, pid: 11 });
+    w.header();
+    w.start(0);
+    let t = 10;
+    // /d/big moves the most; /d/z, /d/m, /d/a the same bytes, the slowest calls in /d/z
+    const dirs: Array<[string, number, number]> = [['/d/z', 100, 90], ['/d/big', 500, 5], ['/d/m', 100, 50], ['/d/a', 100, 10]];
+    for (const [d, size, dur] of dirs)
+      for (let i = 0; i < 8; i++) {
+        const f = w.fileHash(`${d}/f${i}.bin`);
+        w.complete('read', 'POSIX', t, dur, { args: { fhash: f, count: size, ret: size } });
+        t += dur + 1;
+      }
+    w.end(t);
+    w.close();
+    const s = await summarize([path], { threads: 1 });
+    expect(s.file_groups.map((g) => [g.dir, g.bytes_read])).toEqual([['/d/big', 4000], ['/d/a', 800], ['/d/m', 800], ['/d/z', 800]]);
+    const text = formatSummary(s);
+    expect(text).toMatch(/^Files by directory, most bytes read and written first \(32 files in 4 directories/m);
+    expect([...text.matchAll(/^(\/d\/\w+) /gm)].map((m) => m[1])).toEqual(['/d/big', '/d/a', '/d/m', '/d/z']);
+    // categories by self time, as the title says
+    expect(text).toMatch(/^Time by category, most self time first/m);
+  });
+});
