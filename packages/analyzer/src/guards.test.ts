@@ -168,3 +168,15 @@ describe('tables in the order they say', () => {
     expect(text).toMatch(/^Time by category, most self time first/m);
   });
 });
+
+describe('one name, one figure', () => {
+  it("the process table splits time as the epoch table does (the fixture's own figures)", async () => {
+    const path = join(dir, 'split.pfw.gz');
+    writeTrainingTrace({ path, layout: 'ours', pid: 100 });
+    const text = formatSummary(await summarize([path], { threads: 1 }));
+    // training.test-util's run: wall 1000, compute 380, data wait 520, I/O only 20 (outside compute
+    // and waits), other 30, idle 50; all I/O 90, 20 of it under compute
+    expect(text).toMatch(/^\s*100\s+\S+\s+\S+\s+\d+\s+\d+\s+\d+\s+1 ms\s+380 µs\s+520 µs\s+20 µs\s+30 µs\s+50 µs\s+90 µs\s+20 µs\s/m);
+    expect(text).toMatch(/^epoch 1\s+500 µs\s+280 µs\s+56%\s+120 µs\s+24%\s+20 µs\s+4%\s+30 µs\s+6%\s+50 µs\s+10%\s+90 µs\s+20 µs/m);
+  });
+});

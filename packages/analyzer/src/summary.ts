@@ -451,10 +451,11 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   }
   const phases = formatPhases(s.phases, { processes: s.processes, top: Math.min(top, 5) });
   if (phases) out.push(phases, '');
-  out.push('Processes (lanes: tracks of overlapping async calls, not threads)');
+  // the split of the epoch and step views (I/O only = outside compute and data waits), so one name is one figure
+  out.push('Processes (compute + data wait + I/O only + other + idle = wall, as per epoch; lanes: tracks of overlapping async calls, not threads)');
   out.push(
     renderTable(
-      ['pid', 'name', 'host', 'threads', 'lanes', 'events', 'wall', 'compute', 'data wait', 'I/O', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
+      ['pid', 'name', 'host', 'threads', 'lanes', 'events', 'wall', 'compute', 'data wait', 'I/O only', 'other', 'idle', 'I/O (all)', 'overlap', 'read', 'written'],
       s.per_process.map((p) => {
         const f = s.phases.processes.find((x) => x.pid === p.pid && s.traces[x.trace] === p.trace);
         return [
@@ -465,13 +466,13 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
           String(p.lanes),
           fmtCount(p.events),
           fmtDuration(p.wall_us),
-          fmtDuration(p.compute_us),
+          fmtDuration(f?.compute_us ?? p.compute_us),
           fmtDuration(f?.wait_us ?? 0),
+          fmtDuration(f?.io_only_us ?? p.io_only_us),
+          fmtDuration(f?.other_us ?? p.other_us),
+          fmtDuration(f?.idle_us ?? p.idle_us),
           fmtDuration(p.io_us),
           fmtDuration(p.overlap_us),
-          fmtDuration(p.io_only_us),
-          fmtDuration(p.other_us),
-          fmtDuration(p.idle_us),
           fmtBytes(p.bytes_read),
           fmtBytes(p.bytes_written),
         ];
