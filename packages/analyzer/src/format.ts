@@ -72,9 +72,11 @@ export function terminalSafe(s: string, opts: { oneLine?: boolean } = {}): strin
 export type Align = 'l' | 'r';
 
 /** A plain-text table with a header rule; `align` per column (default: left); cells `terminalSafe` on one line. */
-export function renderTable(headers: string[], rawRows: string[][], align: Align[] = []): string {
+export function renderTable(rawHeaders: string[], rawRows: string[][], align: Align[] = []): string {
   // one line per row, whatever a cell holds
-  const rows = rawRows.map((r) => r.map((c) => terminalSafe(c ?? '', { oneLine: true })));
+  const safe = (c: string | undefined) => terminalSafe(c ?? '', { oneLine: true });
+  const headers = rawHeaders.map(safe);
+  const rows = rawRows.map((r) => r.map(safe));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const cell = (s: string, i: number) => (align[i] === 'r' ? s.padStart(widths[i]!) : s.padEnd(widths[i]!));
   const line = (cells: string[]) => cells.map(cell).join('  ').trimEnd();

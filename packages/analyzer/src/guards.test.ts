@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSummaries, formatComparison } from './compare.js';
-import { terminalSafe } from './format.js';
+import { renderTable, terminalSafe } from './format.js';
+import { formatQueryResult, type QueryResult } from './query.js';
 import { summarize, formatSummary } from './summary.js';
 import { tempDir } from './fixtures.test-util.js';
 import { TraceWriter } from './trace-writer.test-util.js';
@@ -47,6 +48,14 @@ describe('terminalSafe', () => {
     expect(terminalSafe('one\ntwo\tthree')).toBe('one\ntwo three');
     expect(terminalSafe('one\ntwo', { oneLine: true })).toBe('one two');
     expect(terminalSafe('épreuve µs → ✓')).toBe('épreuve µs → ✓');
+  });
+
+  it('keeps every table, query results included, one line per row without escapes', () => {
+    const t = renderTable(['\u001b[2Jname', 'n'], [['a\nb\u001b[31m', '1']]);
+    expect(t.split('\n')).toEqual(['name  n', '────  ─', 'a b   1']);
+    const q = formatQueryResult({ columns: ['\u001b]0;x\u0007name'], rows: [['\u001b[31mred\u001b[0m']] } satisfies QueryResult, 'table');
+    expect(q).not.toMatch(CONTROL);
+    expect(q).toMatch(/^name\n─+\nred\n\(1 row\)$/);
   });
 });
 
