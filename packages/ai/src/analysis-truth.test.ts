@@ -53,7 +53,7 @@ const spin = (ms) => {
 const off = () => (hasSched ? Number(fs.readFileSync(SCHED, 'utf8').split(' ')[1]) / 1000 - spinLost : 0);
 const CHUNK = 4 << 20;
 const SIZE = fs.statSync(dataFile).size;
-const rec = { epochs: [], steps: [], reads: [], computes: [], waits: [], stepSpans: [], gc: [], off0: off(), off1: 0 };
+const rec = { epochs: [], steps: [], reads: [], computes: [], waits: [], stepSpans: [], gc: [], preads: 0, bytes: 0, off0: off(), off1: 0 };
 // GC pauses stop the program wherever they fall, also between a clock reading and a stamp
 const gcs = new PerformanceObserver((l) => { for (const e of l.getEntries()) rec.gc.push([e.startTime * 1000, (e.startTime + e.duration) * 1000]); });
 gcs.observe({ entryTypes: ['gc'] });
@@ -69,6 +69,8 @@ function readChunk() {
   const t0 = now();
   const n = fs.readSync(fd, buf, 0, CHUNK, at);
   rec.reads.push([t0, now()]);
+  rec.preads++;
+  rec.bytes += n;
   at = (at + CHUNK) % SIZE;
   return n;
 }
@@ -230,6 +232,9 @@ interface Recorded extends OffCpu {
   stepSpans: Interval[];
   /** GC pauses (PerformanceObserver). */
   gc: Interval[];
+  /** Sync reads (readSync: pread) and the bytes they returned. */
+  preads: number;
+  bytes: number;
 }
 
 /** Sorted, merged intervals of `xs` clipped to `w`. */
@@ -474,6 +479,22 @@ describe.skipIf(!existsSync(aiEntry))('the epoch and step views against the prog
     }
     // one thread, whatever lanes it used
     expect(text).toMatch(/^\s*\d+\s+program\.mjs \(\d+\)\s+\S+\s+1\s+\d+\s+\d+\s/m);
+    // the bytes it read (4 MiB a read), in the first line and the file table: its reads and the open and close
+    const mib = `${rec.bytes / 2 ** 20} MiB`;
+    expect(text).toMatch(new RegExp(`  read ${mib}  written 0 B$`, 'm'));
+    const fileRow = new RegExp(`^\\S*shard\\.bin\\s+${rec.preads + 2}\\s+${mib}\\s+.*\\s${D}$`, 'm').exec(text);
+    expect(fileRow, text).not.toBeNull();
+    const readSum = rec.reads.reduce((a, [b, e]) => a + e - b, 0);
+    close(us(fileRow![1]!), readSum, 'printed I/O time of the file', rec);
+    // by name: the reads, and the loader's waits with the longest the stalled one
+    const pread = new RegExp(`^POSIX\\s+pread\\s+${rec.preads}\\s+${D}`, 'm').exec(text);
+    expect(pread, text).not.toBeNull();
+    close(us(pread![1]!), readSum, 'printed pread busy', rec);
+    const fetch = new RegExp(`^dataloader\\s+fetch\\.iter\\s+${rec.waits.length}\\s+${D}\\s+${D}\\s+${D}\\s+${D}\\s+${D}\\s+${D}\\s+${D}$`, 'm').exec(text);
+    expect(fetch, text).not.toBeNull();
+    close(us(fetch![1]!), len(clip(rec.waits, [-Infinity, Infinity])), 'printed fetch.iter busy', rec);
+    const stalledWait = rec.waits.map(([b, e]) => e - b).reduce((a, b) => Math.max(a, b), 0);
+    close(us(fetch![7]!), stalledWait, 'printed longest fetch.iter', stalled);
 
     // --by step: one row per step, each as the clock has it
     const byStep = spawnSync(process.execPath, [cli, 'summary', '--by', 'step', trace], { encoding: 'utf8', env: { ...process.env, NO_PROGRESS: '1' } }).stdout;
