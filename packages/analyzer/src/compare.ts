@@ -18,7 +18,9 @@ export interface CompareRow {
   delta: number | null;
   /** delta ÷ base (null when base is 0 or a side lacks the view). */
   ratio: number | null;
-  /** The sides without this view (no epochs or no steps there): the row compares nothing. */
+  /** The view the figure belongs to, when a run may lack it. */
+  view?: 'epochs' | 'steps';
+  /** The sides without that view: the row compares nothing. */
   missing?: Array<'base' | 'variant'>;
 }
 
@@ -53,10 +55,10 @@ const row = (figure: string, unit: CompareRow['unit'], base: number, variant: nu
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** A figure of a view one side may lack (`null` there): never a change against a zero it did not measure. */
-const viewRow = (figure: string, base: number | null, variant: number | null): CompareRow => {
-  if (base !== null && variant !== null) return row(figure, 'us', base, variant);
+const viewRow = (view: 'epochs' | 'steps', figure: string, base: number | null, variant: number | null): CompareRow => {
+  if (base !== null && variant !== null) return { ...row(figure, 'us', base, variant), view };
   const missing = [...(base === null ? ['base' as const] : []), ...(variant === null ? ['variant' as const] : [])];
-  return { figure, unit: 'us', base, variant, delta: null, ratio: null, missing };
+  return { figure, unit: 'us', base, variant, delta: null, ratio: null, view, missing };
 };
 
 /** Compare two summaries. */
@@ -71,9 +73,9 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
     row('overlap', 'us', pa.totals.overlap_us, pb.totals.overlap_us),
     row('other', 'us', pa.totals.other_us, pb.totals.other_us),
     row('idle', 'us', pa.totals.idle_us, pb.totals.idle_us),
-    viewRow('mean wall of an epoch', pa.epochs.length ? mean(pa.epochs.map((e) => e.wall_us)) : null, pb.epochs.length ? mean(pb.epochs.map((e) => e.wall_us)) : null),
-    viewRow('median wall of a step', pa.median_step?.wall_us ?? null, pb.median_step?.wall_us ?? null),
-    viewRow('median data wait of a step', pa.median_step?.wait_us ?? null, pb.median_step?.wait_us ?? null),
+    viewRow('epochs', 'mean wall of an epoch', pa.epochs.length ? mean(pa.epochs.map((e) => e.wall_us)) : null, pb.epochs.length ? mean(pb.epochs.map((e) => e.wall_us)) : null),
+    viewRow('steps', 'median wall of a step', pa.median_step?.wall_us ?? null, pb.median_step?.wall_us ?? null),
+    viewRow('steps', 'median data wait of a step', pa.median_step?.wait_us ?? null, pb.median_step?.wait_us ?? null),
     row('read', 'bytes', a.bytes_read, b.bytes_read),
     row('written', 'bytes', a.bytes_written, b.bytes_written),
     row('events', 'count', a.events, b.events),
@@ -106,15 +108,12 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
 const fmtUnit = (unit: CompareRow['unit'], v: number) => (unit === 'us' ? fmtDuration(Math.abs(v)) : unit === 'bytes' ? fmtBytes(Math.abs(v)) : Math.abs(Math.round(v)).toLocaleString('en-US'));
 const signed = (unit: CompareRow['unit'], v: number) => (v === 0 ? '0' : `${v > 0 ? '+' : '−'}${fmtUnit(unit, v)}`);
 const ratioText = (r: number | null) => (r === null ? '' : `${r >= 0 ? '+' : '−'}${Math.abs(100 * r).toFixed(r !== 0 && Math.abs(r) < 0.1 ? 1 : 0)}%`);
-/** What a view is called when a side lacks it. */
-const viewOf = (figure: string) => (figure.includes('epoch') ? 'epochs' : 'steps');
-
 /** The change column: the change, or which side has no such view. */
 function changeCells(f: CompareRow, labels: [string, string]): [string, string, string, string] {
   const [la, lb] = labels;
   if (f.missing?.length) {
     const lacking = f.missing.map((m) => (m === 'base' ? la : lb)).join(' and ');
-    return [f.base === null ? '–' : fmtUnit(f.unit, f.base), f.variant === null ? '–' : fmtUnit(f.unit, f.variant), `no ${viewOf(f.figure)} in ${lacking}`, ''];
+    return [f.base === null ? '–' : fmtUnit(f.unit, f.base), f.variant === null ? '–' : fmtUnit(f.unit, f.variant), `no ${f.view} in ${lacking}`, ''];
   }
   return [fmtUnit(f.unit, f.base!), fmtUnit(f.unit, f.variant!), signed(f.unit, f.delta!), ratioText(f.ratio)];
 }

@@ -113,7 +113,7 @@ describe('compare when one run lacks a view', () => {
     const c = compareSummaries(a, b);
     const row = (name: string) => c.figures.find((f) => f.figure === name)!;
     // the base's epochs: 500 µs each (training.test-util's layout)
-    expect(row('mean wall of an epoch')).toMatchObject({ base: 500, variant: null, delta: null, ratio: null, missing: ['variant'] });
+    expect(row('mean wall of an epoch')).toMatchObject({ base: 500, variant: null, delta: null, ratio: null, view: 'epochs', missing: ['variant'] });
     // its steps: walls 250, 150, 500; waits 100, 20, 400
     expect(row('median wall of a step')).toMatchObject({ base: 250, variant: null, delta: null, missing: ['variant'] });
     expect(row('median data wait of a step')).toMatchObject({ base: 100, variant: null, missing: ['variant'] });

@@ -211,7 +211,7 @@ export const REPORT_CLIENT = `
     table('comparison', ['', 'this run', 'other run', 'change', ''],
       C.figures.map(function (f) {
         // a view one run lacks (no epochs, no steps) is said, never a change against zero
-        if (f.missing && f.missing.length) return [f.figure, f.base === null ? '–' : val(f.unit, f.base), f.variant === null ? '–' : val(f.unit, f.variant), 'no ' + (f.figure.indexOf('epoch') >= 0 ? 'epochs' : 'steps') + ' in ' + f.missing.map(function (m) { return m === 'base' ? 'this run' : 'the other run'; }).join(' and '), ''];
+        if (f.missing && f.missing.length) return [f.figure, f.base === null ? '–' : val(f.unit, f.base), f.variant === null ? '–' : val(f.unit, f.variant), 'no ' + f.view + ' in ' + f.missing.map(function (m) { return m === 'base' ? 'this run' : 'the other run'; }).join(' and '), ''];
         return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%'];
       }), [0, 1, 1, 1, 1]);
     table('comparison-names', ['cat', 'name', 'this run', 'other run', 'change'],
