@@ -48,6 +48,7 @@ describe('terminalSafe', () => {
     expect(terminalSafe('one\ntwo\tthree')).toBe('one\ntwo three');
     expect(terminalSafe('one\ntwo', { oneLine: true })).toBe('one two');
     expect(terminalSafe('épreuve µs → ✓')).toBe('épreuve µs → ✓');
+    expect(terminalSafe('a\u202eevil\u202c.bin\u2066')).toBe('aevil.bin');
   });
 
   it('keeps every table, query results included, one line per row without escapes', () => {
