@@ -4,7 +4,10 @@
  * file, forward/backward compute) into a real trace, and records `performance.now()` around every
  * fetch, read, compute call, step and epoch. The expected figures are interval arithmetic over
  * those readings, never the analyzer's own output: per epoch and per step the wall, compute, data
- * wait and I/O within a millisecond, the bytes exactly, and the verdict naming the largest share.
+ * wait, I/O and I/O under compute within a millisecond, the bytes exactly, and the verdict naming
+ * the largest share. A loaded machine can hold the program between a clock reading and the
+ * tracer's stamp beside it; the time it was held there (waiting for a CPU outside its busy loops,
+ * or in a GC pause, both measured by the program) is added to the millisecond.
  *
  * Programs: data-bound, compute-bound, a stalled step, prefetch overlapped with compute (async),
  * nested spans of one category (compute.step around forward/backward, data.item inside the fetch).
@@ -27,8 +30,8 @@ const cli = join(dirname(require.resolve('@dftracer/analyzer/package.json')), 'd
  * The traced program. argv: scenario, trace path prefix, data file. Prints one JSON line: every
  * interval it timed (µs on its own clock), the bytes each step read, and at each boundary `off`:
  * the µs the OS has so far kept it waiting for a CPU (/proc schedstat's run_delay) outside its own
- * busy loops. A wait there can fall between a clock reading and the tracer's stamp beside it, so it
- * is the one thing that may part the two clocks; on an idle machine it is 0.
+ * busy loops, and the GC pauses it saw. Either can fall between a clock reading and the tracer's
+ * stamp beside it, the one way the two can part; on an idle machine both are near 0.
  */
 const PROGRAM = `
 import { initializeLog, finalize } from ${JSON.stringify(pathToFileURL(coreEntry).href)};
