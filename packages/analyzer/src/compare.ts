@@ -125,6 +125,7 @@ export function formatComparison(c: Comparison, opts: { labels?: [string, string
   out.push(`${la}: ${c.base.traces.length} trace file${c.base.traces.length === 1 ? '' : 's'}; ${c.base.verdict}`);
   out.push(`${lb}: ${c.variant.traces.length} trace file${c.variant.traces.length === 1 ? '' : 's'}; ${c.variant.verdict}`);
   out.push('');
+  out.push('Run figures (summed over processes): wall, then times by the size of their change, then bytes and events');
   out.push(
     renderTable(
       ['', la, lb, 'change', ''],

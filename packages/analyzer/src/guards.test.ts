@@ -124,6 +124,12 @@ describe('compare when one run lacks a view', () => {
     expect(text).not.toMatch(/(epoch|step).*100%/);
     // reversed: the base lacks them
     expect(formatComparison(compareSummaries(b, a), { labels: ['B', 'A'] })).toMatch(/mean wall of an epoch\s+–\s+500 µs\s+no epochs in B/);
+    // in the order the title says: wall, then times by the size of their change (views one run lacks last), then bytes and events
+    expect(text).toMatch(/^Run figures \(summed over processes\): wall, then times by the size of their change/m);
+    expect(c.figures[0]!.figure).toBe('wall');
+    const sizes = c.figures.slice(1).filter((f) => f.unit === 'us').map((f) => (f.delta === null ? -1 : Math.abs(f.delta)));
+    expect(sizes).toEqual([...sizes].sort((x, y) => y - x));
+    expect(c.figures.slice(-3).map((f) => f.figure)).toEqual(['read', 'written', 'events']);
     // neither has them: no row at all
     expect(compareSummaries(b, b).figures.map((f) => f.figure)).not.toContain('mean wall of an epoch');
     const j = run(['compare', '--json', withEpochs, flat]);
