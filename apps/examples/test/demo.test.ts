@@ -18,6 +18,18 @@ describe('demo', () => {
     expect(run.stdout).toMatch(/\nmemory {3}rss peak [\d.,]+ [KMG]i?B, heap peak [\d.,]+ [KMG]i?B, tfjs peak [\d,]+ tensors/);
     // every integration on, and the demo frees what it makes: no tensor may accumulate
     expect(run.stdout).toMatch(/\n {2}tensor leak: none\n/);
+    // every figure says what it is: 2 epochs × 64 steps, the median named for its figure, beside the
+    // slowest steps each reason's median named for the figure it is a median of
+    expect(run.stdout).toMatch(/\n128 steps; median wall of a step [\d.]+ m?s; the slowest \(most wall first\):\n/);
+    const reasons = [...run.stdout.matchAll(/^ {2}epoch \d+ step \d+ +[\d.]+ m?s {2}(.*)$/gm)].map((m) => m[1]!);
+    expect(reasons).toHaveLength(3);
+    for (const r of reasons) expect(r).toMatch(/^(data wait|compute|other work|idle|I\/O outside compute) [\d.]+ (µs|ms|s) \(median \1 of a step [\d.]+ (µs|ms|s)\)$|^no figure above its median over the steps$/);
+    expect(run.stdout).toMatch(/\nfiles: \d+ in \d+ directories, most bytes read and written first\n/);
+    // and in that order (ties by name)
+    const kib = (v: string, u: string) => Number(v) * (u === 'MiB' ? 1024 : 1);
+    const dirs = [...run.stdout.matchAll(/^ +\d+ files +([\d.]+) (KiB|MiB) read +([\d.]+) (KiB|MiB) written +I\/O busy +\S+ \S+ +(\S+)$/gm)].map((m) => ({ moved: kib(m[1]!, m[2]!) + kib(m[3]!, m[4]!), dir: m[5]! }));
+    expect(dirs.length).toBeGreaterThan(1);
+    for (let i = 1; i < dirs.length; i++) expect(dirs[i - 1]!.moved > dirs[i]!.moved || (dirs[i - 1]!.moved === dirs[i]!.moved && dirs[i - 1]!.dir < dirs[i]!.dir), JSON.stringify(dirs)).toBe(true);
   });
 
   it('holds POSIX, data, dataloader, compute and pipeline events', () => {

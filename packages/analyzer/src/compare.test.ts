@@ -95,8 +95,10 @@ describe('files grouped by directory', () => {
     expect(g['/data/a']).toMatchObject({ files: 10, bytes_read: 1045, file_bytes_min: 100, file_bytes_max: 109 });
     expect(s.file_groups.map((x) => x.dir)).toEqual(['/data/b', '/data/a', '/data/c']);
     const text = formatSummary(s);
-    expect(text).toMatch(/Files by directory \(30 files in 3 directories; --files lists them\)/);
+    expect(text).toMatch(/Files by directory, most bytes read and written first \(30 files in 3 directories; --files lists them\)/);
+    // the table in the order its title says: /data/b (4.61 KiB), /data/a (1.02 KiB), /data/c (260 B)
+    expect([...text.matchAll(/^(\/data\/[abc]) /gm)].map((m) => m[1])).toEqual(['/data/b', '/data/a', '/data/c']);
     expect(text).not.toMatch(/^Files \(top/m);
-    expect(formatSummary(s, { files: true })).toMatch(/^Files \(top 30 of 30 by bytes\)$[^]*\/data\/b\/f14\.bin/m);
+    expect(formatSummary(s, { files: true })).toMatch(/^Files \(top 30 of 30, most bytes read and written first\)$[^]*\/data\/b\/f14\.bin/m);
   });
 });

@@ -4,18 +4,24 @@
  * changes first. Each side is summarised on its own (files, globs or directories: every process
  * of a run), so the two runs never share memory.
  */
-import { fmtBytes, fmtDuration, renderTable } from './format.js';
+import { fmtBytes, fmtDuration, renderTable, terminalSafe } from './format.js';
 import type { Summary } from './summary.js';
 
 export interface CompareRow {
   figure: string;
   /** µs, or bytes for `read`/`written`, or a count. */
   unit: 'us' | 'bytes' | 'count';
-  base: number;
-  variant: number;
-  delta: number;
-  /** delta ÷ base (null when base is 0). */
+  /** null: the side has no such view (no epochs, no steps); `missing` says which. */
+  base: number | null;
+  variant: number | null;
+  /** variant − base; null when either side lacks the view. */
+  delta: number | null;
+  /** delta ÷ base (null when base is 0 or a side lacks the view). */
   ratio: number | null;
+  /** The view the figure belongs to, when a run may lack it. */
+  view?: 'epochs' | 'steps';
+  /** The sides without that view: the row compares nothing. */
+  missing?: Array<'base' | 'variant'>;
 }
 
 export interface NameDelta {
@@ -46,7 +52,14 @@ const row = (figure: string, unit: CompareRow['unit'], base: number, variant: nu
   ratio: base !== 0 ? (variant - base) / base : null,
 });
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** A figure of a view one side may lack (`null` there): never a change against a zero it did not measure. */
+const viewRow = (view: 'epochs' | 'steps', figure: string, base: number | null, variant: number | null): CompareRow => {
+  if (base !== null && variant !== null) return { ...row(figure, 'us', base, variant), view };
+  const missing = [...(base === null ? ['base' as const] : []), ...(variant === null ? ['variant' as const] : [])];
+  return { figure, unit: 'us', base, variant, delta: null, ratio: null, view, missing };
+};
 
 /** Compare two summaries. */
 export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } = {}): Comparison {
@@ -60,15 +73,17 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
     row('overlap', 'us', pa.totals.overlap_us, pb.totals.overlap_us),
     row('other', 'us', pa.totals.other_us, pb.totals.other_us),
     row('idle', 'us', pa.totals.idle_us, pb.totals.idle_us),
-    row('epoch (mean)', 'us', mean(pa.epochs.map((e) => e.wall_us)), mean(pb.epochs.map((e) => e.wall_us))),
-    row('step (median)', 'us', pa.median_step?.wall_us ?? 0, pb.median_step?.wall_us ?? 0),
-    row('step data wait (median)', 'us', pa.median_step?.wait_us ?? 0, pb.median_step?.wait_us ?? 0),
+    viewRow('epochs', 'mean wall of an epoch', pa.epochs.length ? mean(pa.epochs.map((e) => e.wall_us)) : null, pb.epochs.length ? mean(pb.epochs.map((e) => e.wall_us)) : null),
+    viewRow('steps', 'median wall of a step', pa.median_step?.wall_us ?? null, pb.median_step?.wall_us ?? null),
+    viewRow('steps', 'median data wait of a step', pa.median_step?.wait_us ?? null, pb.median_step?.wait_us ?? null),
     row('read', 'bytes', a.bytes_read, b.bytes_read),
     row('written', 'bytes', a.bytes_written, b.bytes_written),
     row('events', 'count', a.events, b.events),
   ];
-  const timeRows = figures.filter((f) => f.unit === 'us').sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta));
-  const others = figures.filter((f) => f.unit !== 'us');
+  // views neither side has say nothing; those one side lacks go after the changes
+  const shown = figures.filter((f) => f.missing?.length !== 2);
+  const timeRows = shown.filter((f) => f.unit === 'us').sort((x, y) => (y.delta === null ? -1 : Math.abs(y.delta)) - (x.delta === null ? -1 : Math.abs(x.delta)));
+  const others = shown.filter((f) => f.unit !== 'us');
   const names = new Map<string, NameDelta>();
   const key = (cat: string, name: string) => `${cat}\u0000${name}`;
   for (const n of a.by_name) names.set(key(n.cat, n.name), { cat: n.cat, name: n.name, base_self_us: n.self_us, variant_self_us: 0, delta_us: 0, base_count: n.count, variant_count: 0 });
@@ -93,6 +108,15 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
 const fmtUnit = (unit: CompareRow['unit'], v: number) => (unit === 'us' ? fmtDuration(Math.abs(v)) : unit === 'bytes' ? fmtBytes(Math.abs(v)) : Math.abs(Math.round(v)).toLocaleString('en-US'));
 const signed = (unit: CompareRow['unit'], v: number) => (v === 0 ? '0' : `${v > 0 ? '+' : '−'}${fmtUnit(unit, v)}`);
 const ratioText = (r: number | null) => (r === null ? '' : `${r >= 0 ? '+' : '−'}${Math.abs(100 * r).toFixed(r !== 0 && Math.abs(r) < 0.1 ? 1 : 0)}%`);
+/** The change column: the change, or which side has no such view. */
+function changeCells(f: CompareRow, labels: [string, string]): [string, string, string, string] {
+  const [la, lb] = labels;
+  if (f.missing?.length) {
+    const lacking = f.missing.map((m) => (m === 'base' ? la : lb)).join(' and ');
+    return [f.base === null ? '–' : fmtUnit(f.unit, f.base), f.variant === null ? '–' : fmtUnit(f.unit, f.variant), `no ${f.view} in ${lacking}`, ''];
+  }
+  return [fmtUnit(f.unit, f.base!), fmtUnit(f.unit, f.variant!), signed(f.unit, f.delta!), ratioText(f.ratio)];
+}
 
 /** The comparison as text tables. */
 export function formatComparison(c: Comparison, opts: { labels?: [string, string] } = {}): string {
@@ -101,10 +125,11 @@ export function formatComparison(c: Comparison, opts: { labels?: [string, string
   out.push(`${la}: ${c.base.traces.length} trace file${c.base.traces.length === 1 ? '' : 's'}; ${c.base.verdict}`);
   out.push(`${lb}: ${c.variant.traces.length} trace file${c.variant.traces.length === 1 ? '' : 's'}; ${c.variant.verdict}`);
   out.push('');
+  out.push('Run figures (summed over processes): wall, then times by the size of their change, then bytes and events');
   out.push(
     renderTable(
       ['', la, lb, 'change', ''],
-      c.figures.map((f) => [f.figure, fmtUnit(f.unit, f.base), fmtUnit(f.unit, f.variant), signed(f.unit, f.delta), ratioText(f.ratio)]),
+      c.figures.map((f) => [f.figure, ...changeCells(f, [la, lb])]),
       ['l', 'r', 'r', 'r', 'r'],
     ),
   );
@@ -119,5 +144,5 @@ export function formatComparison(c: Comparison, opts: { labels?: [string, string
       ),
     );
   }
-  return out.join('\n');
+  return terminalSafe(out.join('\n'));
 }

@@ -102,5 +102,6 @@ export function fileGroups(files: FileTable, sums: FileSums, busyByDir: ArrayLik
       file_bytes_max: moved[moved.length - 1]!,
     };
   });
-  return groups.sort((a, b) => b.bytes_read + b.bytes_written - (a.bytes_read + a.bytes_written) || b.io_us - a.io_us || (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  // ties (same bytes) by name: an order a reader can see in the table
+  return groups.sort((a, b) => b.bytes_read + b.bytes_written - (a.bytes_read + a.bytes_written) || (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
 }

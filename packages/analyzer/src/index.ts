@@ -5,6 +5,7 @@
 export { validateFiles } from './validate.js';
 export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, ProblemKind, ProblemExample } from './validate.js';
 export { summarize, formatSummary } from './summary.js';
+export { terminalSafe } from './format.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary.js';
 export { mergeTraces } from './merge.js';
 export type { MergeOptions, MergeResult } from './merge.js';

@@ -1,6 +1,7 @@
 /** The epoch and step views as text tables. */
 import { fmtBytes, fmtDuration, renderTable } from './format.js';
-import { verdict, type Phase, type PhaseFigures, type Phases } from './phases.js';
+import type { Phase, PhaseFigures, Phases } from './phases.js';
+import { verdict } from './verdict.js';
 
 const pctOf = (part: number, whole: number) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '–');
 const cell = (us: number, wall: number) => `${fmtDuration(us)} ${pctOf(us, wall).padStart(4)}`;
@@ -59,13 +60,14 @@ export function formatPhases(p: Phases, opts: { by?: 'epoch' | 'step' | 'auto'; 
   if (p.steps.length > 0 && p.median_step) {
     if (out.length) out.push('');
     const m = p.median_step;
+    // each median is over all steps, figure by figure: not one step's split, so each is named
     out.push(
-      `Steps: ${stepCount(p)} (from ${p.step_source}); median step ${fmtDuration(m.wall_us)}: compute ${fmtDuration(m.compute_us)}, data wait ${fmtDuration(m.wait_us)}, I/O only ${fmtDuration(m.io_only_us)}, idle ${fmtDuration(m.idle_us)}`,
+      `Steps: ${stepCount(p)} (from ${p.step_source}); median of a step: wall ${fmtDuration(m.wall_us)}, compute ${fmtDuration(m.compute_us)}, data wait ${fmtDuration(m.wait_us)}, I/O only ${fmtDuration(m.io_only_us)}, idle ${fmtDuration(m.idle_us)} (each figure's median over the steps)`,
     );
     const slow = p.slowest_steps.slice(0, opts.top ?? 5);
     out.push(
       renderTable(
-        ['slowest steps', ...(opts.processes > 1 ? ['pid'] : []), 'wall', 'at', 'what made it slow'],
+        ['slowest steps (most wall first)', ...(opts.processes > 1 ? ['pid'] : []), 'wall', 'at', 'what made it slow'],
         slow.map((s) => [s.label, ...(opts.processes > 1 ? [String(s.pid)] : []), fmtDuration(s.wall_us), `+${fmtDuration(s.start_us - Math.min(...p.processes.map((x) => x.start_us)))}`, s.reason]),
         ['l', ...(opts.processes > 1 ? ['r' as const] : []), 'r', 'r', 'l'],
       ),

@@ -32,8 +32,8 @@ describe.each(['ours', 'dlio'] as const)('epoch and step views, %s layout', (lay
     // preprocessing 30, nothing 50
     expect(figures(p.epochs[0]!)).toEqual({ wall: 500, compute: 280, wait: 120, io: 90, overlap: 20, ioOnly: 20, other: 30, idle: 50, read: 5096 });
     expect(figures(p.epochs[1]!)).toEqual({ wall: 500, compute: 100, wait: 400, io: 0, overlap: 0, ioOnly: 0, other: 0, idle: 0, read: 0 });
-    expect(p.epochs[0]!.verdict).toBe('compute-bound: 56 % computing');
-    expect(p.epochs[1]!.verdict).toBe('I/O-bound: 80 % waiting on data');
+    expect(p.epochs[0]!.verdict).toBe('compute-bound: 56 % computing, 24 % waiting on data, 10 % with nothing traced running');
+    expect(p.epochs[1]!.verdict).toBe('data-bound: 80 % waiting on data, 20 % computing');
     // steps tile their epoch: from the previous step's end (or the epoch's start) to their last compute
     expect(p.steps.map((x) => [x.label, x.start_us - s.start_us, x.end_us - s.start_us])).toEqual([
       ['epoch 1 step 1', 0, 250],
@@ -42,13 +42,15 @@ describe.each(['ours', 'dlio'] as const)('epoch and step views, %s layout', (lay
     ]);
     expect(figures(p.steps[0]!)).toEqual({ wall: 250, compute: 150, wait: 100, io: 50, overlap: 0, ioOnly: 0, other: 0, idle: 0, read: 4096 });
     expect(figures(p.steps[1]!)).toEqual({ wall: 150, compute: 130, wait: 20, io: 20, overlap: 20, ioOnly: 0, other: 0, idle: 0, read: 1000 });
-    expect(p.slowest_steps[0]).toMatchObject({ label: 'epoch 2 step 1', wall_us: 500, reason: 'data wait 400 µs (median step 100 µs)' });
+    expect(p.slowest_steps[0]).toMatchObject({ label: 'epoch 2 step 1', wall_us: 500, reason: 'data wait 400 µs (median data wait of a step 100 µs)' });
     // the whole run adds up: compute + wait + I/O only + other + idle = wall
     expect(figures(p.totals)).toEqual({ wall: 1000, compute: 380, wait: 520, io: 90, overlap: 20, ioOnly: 20, other: 30, idle: 50, read: 5096 });
 
     const text = formatSummary(s);
     expect(text).toMatch(/By epoch/);
-    expect(text).toMatch(/epoch 2 .*I\/O-bound: 80 % waiting on data/);
+    expect(text).toMatch(/epoch 2 .*data-bound: 80 % waiting on data, 20 % computing/);
+    // medians over 3 steps: walls 250, 150, 500; computes 150, 130, 100; waits 100, 20, 400
+    expect(text).toMatch(/median of a step: wall 250 µs, compute 130 µs, data wait 100 µs/);
     expect(text).toMatch(/epoch 2 step 1 .*data wait 400 µs/);
     expect(formatSummary(s, { by: 'step' })).toMatch(/By step \(3 steps/);
   });

@@ -28,6 +28,7 @@
  */
 import type { Duck } from './duck.js';
 import { WINDOW_FIGURES, type TimelineResult } from './timeline/timeline-sweep.js';
+import { slowReason, verdict } from './verdict.js';
 
 export interface PhaseFigures {
   wall_us: number;
@@ -167,41 +168,7 @@ export async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['e
   };
 }
 
-const pct = (part: number, whole: number) => Math.round((100 * part) / Math.max(1, whole));
-
-/** One line on what bounded a window. */
-export function verdict(f: PhaseFigures): string {
-  const w = f.wall_us;
-  if (w <= 0) return '';
-  const ioOutside = f.io_only_us;
-  if (f.wait_us / w >= 0.2 && f.wait_us >= 0.5 * f.compute_us) return `I/O-bound: ${pct(f.wait_us, w)} % waiting on data`;
-  if (f.compute_us / w >= 0.5) return `compute-bound: ${pct(f.compute_us, w)} % computing`;
-  if (ioOutside / w >= 0.3) return `I/O-bound: ${pct(ioOutside, w)} % in I/O outside compute`;
-  if (f.idle_us / w >= 0.3) return `idle: ${pct(f.idle_us, w)} % with nothing traced running`;
-  return `mixed: ${pct(f.compute_us, w)} % compute, ${pct(f.wait_us, w)} % data wait, ${pct(f.other_us, w)} % other, ${pct(f.idle_us, w)} % idle`;
-}
-
 const FIGURES: Array<keyof PhaseFigures> = ['wall_us', 'compute_us', 'io_us', 'wait_us', 'overlap_us', 'io_only_us', 'other_us', 'idle_us', 'bytes_read'];
-
-const REASONS: Array<[keyof PhaseFigures, string]> = [
-  ['wait_us', 'data wait'],
-  ['compute_us', 'compute'],
-  ['other_us', 'other work'],
-  ['idle_us', 'idle'],
-];
-
-/** What made a step slow: the figure furthest above the median step's (I/O outside compute counts too). */
-function reason(s: Phase, m: PhaseFigures, fmt: (us: number) => string): string {
-  let best: [string, number, number, number] | null = null;
-  const cands: Array<[string, number, number]> = REASONS.map(([k, label]) => [label, s[k], m[k]]);
-  cands.push(['I/O outside compute', s.io_only_us, m.io_only_us]);
-  for (const [label, v, med] of cands) {
-    const excess = v - med;
-    if (!best || excess > best[1]) best = [label, excess, v, med];
-  }
-  if (!best || best[1] <= 0) return 'no figure above the median step';
-  return `${best[0]} ${fmt(best[2])} (median step ${fmt(best[3])})`;
-}
 
 /** Steps kept as objects in `Phases.steps` unless asked otherwise: a long run has hundreds of thousands. */
 export const STEPS_KEPT = 10_000;
@@ -306,7 +273,7 @@ export async function computePhases(
         .slice(0, slowestN)
         .map((i): SlowStep => {
           const s = phase(i);
-          return { ...s, reason: reason(s, m!, opts.fmt) };
+          return { ...s, reason: slowReason(s, m!, opts.fmt) };
         })
     : [];
   return {

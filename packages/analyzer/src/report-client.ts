@@ -186,9 +186,9 @@ export const REPORT_CLIENT = `
     }).join('');
     document.getElementById(id).innerHTML = h + '</tbody></table>';
   }
-  table('processes', ['pid', 'name', 'host', 'threads', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'other', 'idle', 'read', 'written'],
-    S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.other_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
-    [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  table('processes', ['pid', 'name', 'host', 'threads', 'lanes', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'other', 'idle', 'read', 'written'],
+    S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, p.lanes, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.other_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
+    [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
   table('names', ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
     S.by_name.slice().sort(function (a, b) { return b.self_us - a.self_us; }).slice(0, 50).map(function (r) { return [r.cat, r.name, count(r.count), dur(r.busy_us), dur(r.self_us), dur(r.total_us), dur(r.mean_us), dur(r.p50_us), dur(r.p99_us), dur(r.max_us)]; }),
     [0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
@@ -209,7 +209,11 @@ export const REPORT_CLIENT = `
     function val(u, v) { return u === 'us' ? dur(v) : u === 'bytes' ? bytes(v) : count(Math.round(v)); }
     function sgn(u, v) { return (v > 0 ? '+' : v < 0 ? '−' : '') + val(u, Math.abs(v)); }
     table('comparison', ['', 'this run', 'other run', 'change', ''],
-      C.figures.map(function (f) { return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%']; }), [0, 1, 1, 1, 1]);
+      C.figures.map(function (f) {
+        // a view one run lacks (no epochs, no steps) is said, never a change against zero
+        if (f.missing && f.missing.length) return [f.figure, f.base === null ? '–' : val(f.unit, f.base), f.variant === null ? '–' : val(f.unit, f.variant), 'no ' + f.view + ' in ' + f.missing.map(function (m) { return m === 'base' ? 'this run' : 'the other run'; }).join(' and '), ''];
+        return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%'];
+      }), [0, 1, 1, 1, 1]);
     table('comparison-names', ['cat', 'name', 'this run', 'other run', 'change'],
       C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; }), [0, 0, 1, 1, 1]);
   }

@@ -119,7 +119,7 @@ describe('summary figures equal values computed independently', () => {
     const few = await summarize([a, b], { threads: 2, filesKept: 3 });
     expect(few.files).toEqual(s.files.slice(0, 3));
     expect(few.files_left_out).toBe(s.files.length - 3);
-    expect(formatSummary(few)).toMatch(new RegExp(`Files by directory \\(${s.files.length.toLocaleString('en-US')} files`));
+    expect(formatSummary(few)).toMatch(new RegExp(`Files by directory, most bytes read and written first \\(${s.files.length.toLocaleString('en-US')} files`));
 
     // wall time and per-process event counts
     const start = Math.min(...x.map((e) => e.ts));

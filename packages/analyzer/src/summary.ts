@@ -27,7 +27,7 @@ import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import type { FileTotals } from './timeline/group-totals.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
-import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable } from './format.js';
+import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable, terminalSafe } from './format.js';
 
 export interface NameStats {
   cat: string;
@@ -94,7 +94,10 @@ export interface ProcessStats extends TimeSplit {
   trace: string;
   name: string | null;
   host: string | null;
+  /** Threads with events (tids other than lanes). */
   threads: number;
+  /** The tracer's async lanes with events (tids named `… async N`): tracks for overlapping async calls of a thread, not threads. */
+  lanes: number;
   events: number;
   start_us: number;
   end_us: number;
@@ -230,6 +233,10 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const fileRows = topFiles(ft, file, Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT)));
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
     WHERE ph = 'M' AND name IN ('process_name', 'HH') GROUP BY trace, pid, name`);
+  // the tracer's lanes (overlapping async calls of one thread) are tracks, not threads
+  const laneRows = await duck.all(`SELECT trace, pid, count(DISTINCT tid) AS lanes FROM ev
+    WHERE ph = 'M' AND name = 'thread_name' AND regexp_matches(coalesce(aname, ''), ' async [0-9]+$') GROUP BY trace, pid`);
+  const lanesOf = new Map(laneRows.map((r) => [procKey(r.trace, r.pid), num(r.lanes)]));
   const topEvents = await topEventRows(duck, top);
   const device = await deviceStats(duck, top);
   const times = nameTimes(tl);
@@ -278,7 +285,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       trace: files[trace] ?? String(trace),
       name: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'process_name')?.aname),
       host: str(names.find((n) => procKey(n.trace, n.pid) === k && n.name === 'HH')?.aname),
-      threads: proc.threads[g]!,
+      threads: Math.max(0, proc.threads[g]! - Math.min(proc.threads[g]!, lanesOf.get(k) ?? 0)),
+      lanes: Math.min(proc.threads[g]!, lanesOf.get(k) ?? 0),
       events: proc.events[g]!,
       start_us: fin(proc.start[g]!),
       end_us: fin(proc.end[g]!),
@@ -439,14 +447,15 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   out.push('');
   if (opts.by) {
     out.push(formatPhases(s.phases, { by: opts.by, processes: s.processes, top }));
-    return out.join('\n');
+    return terminalSafe(out.join('\n'));
   }
   const phases = formatPhases(s.phases, { processes: s.processes, top: Math.min(top, 5) });
   if (phases) out.push(phases, '');
-  out.push('Processes');
+  // the split of the epoch and step views (I/O only = outside compute and data waits), so one name is one figure
+  out.push('Processes (compute + data wait + I/O only + other + idle = wall, as per epoch; lanes: tracks of overlapping async calls, not threads)');
   out.push(
     renderTable(
-      ['pid', 'name', 'host', 'threads', 'events', 'wall', 'compute', 'data wait', 'I/O', 'overlap', 'I/O only', 'other', 'idle', 'read', 'written'],
+      ['pid', 'name', 'host', 'threads', 'lanes', 'events', 'wall', 'compute', 'data wait', 'I/O only', 'other', 'idle', 'I/O (all)', 'overlap', 'read', 'written'],
       s.per_process.map((p) => {
         const f = s.phases.processes.find((x) => x.pid === p.pid && s.traces[x.trace] === p.trace);
         return [
@@ -454,28 +463,32 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
           ellipsizeLeft(p.name ?? basename(p.trace), 28),
           p.host ?? '',
           String(p.threads),
+          String(p.lanes),
           fmtCount(p.events),
           fmtDuration(p.wall_us),
-          fmtDuration(p.compute_us),
+          fmtDuration(f?.compute_us ?? p.compute_us),
           fmtDuration(f?.wait_us ?? 0),
+          fmtDuration(f?.io_only_us ?? p.io_only_us),
+          fmtDuration(f?.other_us ?? p.other_us),
+          fmtDuration(f?.idle_us ?? p.idle_us),
           fmtDuration(p.io_us),
           fmtDuration(p.overlap_us),
-          fmtDuration(p.io_only_us),
-          fmtDuration(p.other_us),
-          fmtDuration(p.idle_us),
           fmtBytes(p.bytes_read),
           fmtBytes(p.bytes_written),
         ];
       }),
-      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push('');
-  out.push('Time by category (busy: wall time with at least one span running; self: outside their children; sum: over overlapping and nested spans)');
+  out.push('Time by category, most self time first (busy: wall time with at least one span running; self: outside their children; sum: over overlapping and nested spans)');
   out.push(
     renderTable(
       ['cat', 'count', 'busy', 'self', 'sum of spans'],
-      s.by_cat.filter((c) => c.cat !== 'dftracer').map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.busy_us), fmtDuration(c.self_us), fmtDuration(c.total_us)]),
+      [...s.by_cat]
+        .filter((c) => c.cat !== 'dftracer')
+        .sort((a, b) => b.self_us - a.self_us || b.busy_us - a.busy_us || (a.cat < b.cat ? -1 : a.cat > b.cat ? 1 : 0))
+        .map((c) => [c.cat, fmtCount(c.count), fmtDuration(c.busy_us), fmtDuration(c.self_us), fmtDuration(c.total_us)]),
       ['l', 'r', 'r', 'r', 'r'],
     ),
   );
@@ -495,9 +508,10 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
   out.push('');
   const filesTotal = s.files.length + (s.files_left_out ?? 0);
-  if (opts.files || filesTotal <= FILES_LISTED_MAX) {
+  if (filesTotal === 0) out.push('Files: none (no file I/O traced)');
+  else if (opts.files || filesTotal <= FILES_LISTED_MAX) {
     const listed = opts.files ? s.files.length : Math.min(top, s.files.length);
-    out.push(`Files (top ${listed} of ${fmtCount(filesTotal)} by bytes)`);
+    out.push(`Files (top ${listed} of ${fmtCount(filesTotal)}, most bytes read and written first)`);
     out.push(
       renderTable(
         ['file', 'ops', 'read', 'read bw', 'written', 'write bw', 'I/O time'],
@@ -510,7 +524,7 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
     if (opts.files && s.files_left_out > 0) out.push(`… ${fmtCount(s.files_left_out)} more files not kept (the ${fmtCount(s.files.length)} with most bytes are listed)`);
   } else {
     const g = s.file_groups;
-    out.push(`Files by directory (${fmtCount(filesTotal)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
+    out.push(`Files by directory, most bytes read and written first (${fmtCount(filesTotal)} files in ${fmtCount(g.length)} director${g.length === 1 ? 'y' : 'ies'}; --files lists them)`);
     out.push(
       renderTable(
         ['directory', 'files', 'ops', 'read', 'written', 'I/O busy', 'sum of calls', 'bytes/file p50', 'min', 'max'],
@@ -523,7 +537,7 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
     if (g.length > top) out.push(`… ${g.length - top} more directories (--top N, or --json for all)`);
   }
   out.push('');
-  out.push(`Longest events (top ${s.top_events.length})`);
+  out.push(`Longest events (top ${s.top_events.length}, longest first)`);
   out.push(
     renderTable(
       ['cat', 'name', 'pid', 'tid', 'dur', 'at', 'file'],
@@ -531,7 +545,7 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
       ['l', 'l', 'r', 'r', 'r', 'r', 'l'],
     ),
   );
-  return out.join('\n');
+  return terminalSafe(out.join('\n'));
 }
 
 /** The device line: GPU busy time and the kernels with the most device time. */

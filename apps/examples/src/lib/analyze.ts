@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { summarize, validateFiles, type Summary } from '@dftracer/analyzer';
+import { summarize, terminalSafe, validateFiles, type Summary } from '@dftracer/analyzer';
 
 const ms = (us: number) => (us >= 1e6 ? `${(us / 1e6).toFixed(2)} s` : `${(us / 1e3).toFixed(1)} ms`);
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(0)} %` : '–');
@@ -42,7 +42,7 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   console.log(`  I/O only   ${ms(ph.io_only_us).padStart(10)}  ${pct(ph.io_only_us, wall).padStart(5)}   (I/O ${ms(t.io_us)} in all, read ${kib(s.bytes_read)}, wrote ${kib(s.bytes_written)})`);
   console.log(`  other      ${ms(ph.other_us).padStart(10)}  ${pct(ph.other_us, wall).padStart(5)}   (preprocessing, evaluation…)`);
   console.log(`  idle       ${ms(ph.idle_us).padStart(10)}  ${pct(ph.idle_us, wall).padStart(5)}`);
-  if (s.device) console.log(`  device: busy ${ms(s.device.busy_us)} (${pct(s.device.busy_us, wall)}), top kernels ${s.device.kernels.slice(0, 3).map((k) => `${k.name} ${ms(k.device_us)}`).join(', ')}`);
+  if (s.device) console.log(`  device: busy ${ms(s.device.busy_us)} (${pct(s.device.busy_us, wall)}), top kernels ${s.device.kernels.slice(0, 3).map((k) => `${terminalSafe(k.name, { oneLine: true })} ${ms(k.device_us)}`).join(', ')}`);
 
   if (s.phases.epochs.length > 0) {
     console.log(`\nby epoch            wall     compute   data wait   read`);
@@ -50,7 +50,8 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
       console.log(`  ${e.label.padEnd(10)} ${ms(e.wall_us).padStart(10)} ${ms(e.compute_us).padStart(10)} ${ms(e.wait_us).padStart(10)}  ${kib(e.bytes_read)}  ${e.verdict}`);
   }
   if (s.phases.median_step) {
-    console.log(`\n${s.phases.steps.length} steps, median ${ms(s.phases.median_step.wall_us)}; the slowest:`);
+    const steps = s.phases.steps.length + s.phases.steps_left_out;
+    console.log(`\n${steps} steps; median wall of a step ${ms(s.phases.median_step.wall_us)}; the slowest (most wall first):`);
     for (const x of s.phases.slowest_steps.slice(0, 3)) console.log(`  ${x.label.padEnd(18)} ${ms(x.wall_us).padStart(10)}  ${x.reason}`);
   }
   // The counter tracks beside the events (memory, CPU, event loop, GC, tfjs tensors).
@@ -61,20 +62,21 @@ export async function analyze(file: string, opts: { report?: string; top?: numbe
   }
 
 
-  console.log(`\ntime by category      busy       self   (sum of spans)`);
-  for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer'))
-    console.log(`  ${c.cat.padEnd(12)} ${ms(c.busy_us).padStart(10)} ${ms(c.self_us).padStart(10)}   (${ms(c.total_us)} over ${c.count} events)`);
+  console.log(`\ntime by category, most self time first      busy       self   (sum of spans)`);
+  for (const c of s.by_cat.filter((c) => c.cat !== 'dftracer').sort((a, b) => b.self_us - a.self_us))
+    console.log(`  ${terminalSafe(c.cat, { oneLine: true }).padEnd(12)} ${ms(c.busy_us).padStart(10)} ${ms(c.self_us).padStart(10)}   (${ms(c.total_us)} over ${c.count} events)`);
 
-  console.log(`\nfiles: ${s.files.length} in ${s.file_groups.length} director${s.file_groups.length === 1 ? 'y' : 'ies'}`);
+  const nFiles = s.files.length + s.files_left_out;
+  console.log(`\nfiles: ${nFiles} in ${s.file_groups.length} director${s.file_groups.length === 1 ? 'y' : 'ies'}, most bytes read and written first`);
   for (const g of s.file_groups.slice(0, top))
-    console.log(`  ${String(g.files).padStart(5)} files ${kib(g.bytes_read).padStart(10)} read  I/O busy ${ms(g.busy_us).padStart(9)}  ${g.dir}`);
+    console.log(`  ${String(g.files).padStart(5)} files ${kib(g.bytes_read).padStart(10)} read ${kib(g.bytes_written).padStart(10)} written  I/O busy ${ms(g.busy_us).padStart(9)}  ${terminalSafe(g.dir, { oneLine: true })}`);
 
   // dynamo's kernels by self time (function.<Kernel>), else the profiler's
   const dynamoKernels = s.by_name.filter((n) => n.cat === 'dynamo' && n.name.startsWith('function.'));
   const kernels = (dynamoKernels.length > 0 ? dynamoKernels : s.by_name.filter((n) => n.cat === 'PP')).sort((a, b) => b.self_us - a.self_us);
   const compute = kernels.length > 0 ? kernels : s.by_name.filter((n) => n.cat === 'compute').sort((a, b) => b.self_us - a.self_us);
   console.log(kernels.length > 0 ? '\ntop kernels (self time)' : '\ntop compute events (self time)');
-  for (const n of compute.slice(0, top)) console.log(`  ${ms(n.self_us).padStart(10)}  ${String(n.count).padStart(6)} calls  ${n.cat}/${n.name}`);
+  for (const n of compute.slice(0, top)) console.log(`  ${ms(n.self_us).padStart(10)}  ${String(n.count).padStart(6)} calls  ${terminalSafe(`${n.cat}/${n.name}`, { oneLine: true })}`);
 
   let report: string | null = null;
   if (opts.report) {
