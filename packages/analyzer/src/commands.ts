@@ -558,7 +558,6 @@ ${ENGINE_HELP}
     await assertTraces([...files, ...(compareFiles ?? [])]);
     const { writeReport } = await import('./report.js');
     const progress = stagedProgress('report', values);
-    const checks = gzipChecks(files);
     const r = await writeReport(files, out, {
       ...engineFlags(values),
       maxSlices: intFlag(values, 'max-slices', 100_000),
@@ -569,7 +568,7 @@ ${ENGINE_HELP}
       ...progress.callbacks,
     });
     progress.done();
-    await checks;
+    for (const w of r.warnings) process.stderr.write(`dftracer: warning: ${display(w.file)}: ${w.message}\n`);
     const shown = r.slices < r.totalSlices ? `the ${fmtCount(r.slices)} longest of ${fmtCount(r.totalSlices)} slices` : `${fmtCount(r.slices)} slices`;
     process.stdout.write(`wrote ${display(out)} (${(r.bytes / 1048576).toFixed(1)} MiB): ${r.tracks} track${r.tracks === 1 ? '' : 's'}, ${shown} on the timeline\n`);
     return 0;

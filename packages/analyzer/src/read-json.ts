@@ -25,7 +25,7 @@ export function readJsonSql(staged: readonly StagedTrace[], columns: Record<stri
     .map(([k, t]) => `${sqlString(k)}: ${sqlString(t)}`)
     .join(', ')}}`;
   const scan = `read_json([${staged.map((t) => sqlString(t.path)).join(', ')}], format = 'newline_delimited', ignore_errors = true, ` +
-    `compression = 'uncompressed', maximum_object_size = 16777216, filename = ${staged.length > 1}, columns = ${cols})`;
+    `compression = 'uncompressed', maximum_object_size = 1048576, filename = ${staged.length > 1}, columns = ${cols})`;
   // one file (the usual case) needs no lookup: a join on the path cost a fifth of the load
   if (staged.length === 1) return `SELECT *, ${staged[0]!.index}::UINTEGER AS trace, ${sqlString(staged[0]!.file)} AS filename FROM ${scan}`;
   const map = staged.map((t) => `(${sqlString(t.path)}, ${t.index}, ${sqlString(t.file)})`).join(', ');

@@ -132,28 +132,41 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
     sink.put(b, r, e);
     sink.newline();
   };
+  // the whole lines of b[from, to) (to just after a newline): runs of lines that need no change are copied as one slice
+  const region = (b: Buffer, from: number, to: number) => {
+    const run = { from };
+    let s = from;
+    for (let e = b.indexOf(NL, s); e >= 0 && e < to; e = b.indexOf(NL, s)) {
+      line(b, s, e, run);
+      s = e + 1;
+    }
+    if (run.from < to) sink.put(b, run.from, to);
+  };
   try {
-    for await (let chunk of reader.chunks()) {
+    for await (const chunk of reader.chunks()) {
+      let from = 0;
       if (carry) {
-        chunk = Buffer.concat([carry, chunk]);
+        // the line cut at the previous chunk's end: joined alone, so that no chunk is copied whole
+        const nl = chunk.indexOf(NL);
+        if (nl < 0) {
+          carry = Buffer.concat([carry, chunk]);
+          continue;
+        }
+        const joined = Buffer.concat([carry, chunk.subarray(0, nl + 1)]);
+        region(joined, 0, joined.length);
         carry = null;
+        from = nl + 1;
       }
       const last = chunk.lastIndexOf(NL);
-      if (last < 0) {
-        carry = chunk;
-        continue;
+      if (last >= from) {
+        region(chunk, from, last + 1);
+        from = last + 1;
       }
-      const run = { from: 0 };
-      let s = 0;
-      for (let e = chunk.indexOf(NL); e >= 0 && e <= last; e = chunk.indexOf(NL, s)) {
-        line(chunk, s, e, run);
-        s = e + 1;
-      }
-      if (run.from < s) sink.put(chunk, run.from, s);
-      if (s < chunk.length) carry = chunk.subarray(s);
+      if (from < chunk.length) carry = Buffer.from(chunk.subarray(from));
     }
-    if (carry && carry.length > 0) {
-      // a last line without a newline (the 2024 layout's closing "]" has none)
+    // a last line without a newline (the 2024 layout's closing "]" has none); not when the gzip
+    // stream broke off: then it is the cut, and the warning says only the complete part was read
+    if (carry && carry.length > 0 && !reader.outcome.gzipError) {
       const run = { from: 0 };
       line(carry, 0, carry.length, run);
       if (run.from < carry.length) {
