@@ -100,7 +100,7 @@ function skipBlank(b: Buffer, s: number, e: number): number {
  * Where the record on line [s, e) (no `\n`) starts, or -1 when the line holds none (blank, or a
  * bracket alone). A `]` followed by `{` (a run appended to a closed one) holds the next run's record.
  */
-export function recordStart(b: Buffer, s: number, e: number): number {
+function recordStart(b: Buffer, s: number, e: number): number {
   s = skipBlank(b, s, e);
   if (s === e) return -1;
   const c = b[s];
