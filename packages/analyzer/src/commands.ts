@@ -248,7 +248,6 @@ ${ENGINE_HELP}
     const by = byFlag(values);
     const computeCats = listFlag(values, 'compute-cats');
     const progress = stagedProgress('summary', values);
-    const checks = gzipChecks(files);
     const { formatSummary, summarize } = await import('./summary.js');
     const s = await summarize(files, {
       top,
@@ -257,12 +256,14 @@ ${ENGINE_HELP}
       ...progress.callbacks,
     });
     progress.done();
-    const warnings = await checks;
+    // what reading left out (impossible times, unreadable records, a truncated gzip): said in both forms
+    const warnings = s.warnings.map((w) => `${display(w.file)}: ${w.message}`);
+    for (const w of warnings) process.stderr.write(`dftracer: warning: ${w}\n`);
     if (values.json) {
       const view = by ? { traces: s.traces, wall_us: s.wall_us, totals: s.phases.totals, [by === 'epoch' ? 'epochs' : 'steps']: by === 'epoch' ? s.phases.epochs : s.phases.steps } : s;
       const extra = by === 'step' ? { step_source: s.phases.step_source, steps_left_out: s.phases.steps_left_out, median_step: s.phases.median_step, slowest_steps: s.phases.slowest_steps } : by === 'epoch' ? { epoch_source: s.phases.epoch_source } : {};
       process.stdout.write(`${JSON.stringify({ ...view, ...extra, warnings }, null, 2)}\n`);
-    } else process.stdout.write(`${formatSummary(s, { top, files: Boolean(values.files), ...(by ? { by } : {}) })}\n`);
+    } else process.stdout.write(`${formatSummary(s, { top, files: Boolean(values.files), ...(by ? { by } : {}) })}\n${warnings.map((w) => `warning: ${w}\n`).join('')}`);
     return 0;
   },
 };
@@ -301,11 +302,12 @@ ${ENGINE_HELP}
     const { summarize } = await import('./summary.js');
     const { compareSummaries, formatComparison } = await import('./compare.js');
     const progress = new Progress('compare', 100, 'percent');
-    const warnings = [...(await gzipChecks(baseFiles)), ...(await gzipChecks(variantFiles))];
     const opts = { ...(computeCats ? { computeCats } : {}), ...engineFlags(values), onProgress: (p: number) => progress.update(p) };
     const a = await summarize(baseFiles, opts);
     const b = await summarize(variantFiles, opts);
     progress.done();
+    const warnings = [...a.warnings, ...b.warnings].map((w) => `${display(w.file)}: ${w.message}`);
+    for (const w of warnings) process.stderr.write(`dftracer: warning: ${w}\n`);
     const c = compareSummaries(a, b, { top: intFlag(values, 'top', 20) });
     process.stdout.write(values.json ? `${JSON.stringify({ ...c, warnings }, null, 2)}\n` : `${formatComparison(c, { labels: [display(positionals[0]!), display(positionals[1]!)] })}\n`);
     return 0;
@@ -556,7 +558,6 @@ ${ENGINE_HELP}
     await assertTraces([...files, ...(compareFiles ?? [])]);
     const { writeReport } = await import('./report.js');
     const progress = stagedProgress('report', values);
-    const checks = gzipChecks(files);
     const r = await writeReport(files, out, {
       ...engineFlags(values),
       maxSlices: intFlag(values, 'max-slices', 100_000),
@@ -567,7 +568,7 @@ ${ENGINE_HELP}
       ...progress.callbacks,
     });
     progress.done();
-    await checks;
+    for (const w of r.warnings) process.stderr.write(`dftracer: warning: ${display(w.file)}: ${w.message}\n`);
     const shown = r.slices < r.totalSlices ? `the ${fmtCount(r.slices)} longest of ${fmtCount(r.totalSlices)} slices` : `${fmtCount(r.slices)} slices`;
     process.stdout.write(`wrote ${display(out)} (${(r.bytes / 1048576).toFixed(1)} MiB): ${r.tracks} track${r.tracks === 1 ? '' : 's'}, ${shown} on the timeline\n`);
     return 0;

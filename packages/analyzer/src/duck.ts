@@ -1,8 +1,8 @@
 /**
- * The query engine: DuckDB (`@duckdb/node-api`, binaries inside the npm package). It reads our
- * multi-member `.pfw.gz` files directly with `read_json(…, format='newline_delimited',
- * ignore_errors=true)` (the `[` line becomes an all-null row that we drop), in parallel and with a
- * memory limit, spilling to a temporary directory beyond it.
+ * The query engine: DuckDB (`@duckdb/node-api`, binaries inside the npm package). It reads the
+ * traces staged as plain NDJSON (`staging.ts`: decompressed in Node, every record counted) with
+ * `read_json(…, format='newline_delimited', ignore_errors=true)`, in parallel and with a memory
+ * limit, spilling to a temporary directory beyond it; every load is checked against the count.
  *
  * `loadTraces()` scans the inputs once into a temporary table; every command then queries that.
  */
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from './counters/counter-table.js';
+import { assertAllRead, ReadShortError, stageTraces, type StagedTrace } from './staging.js';
 
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
@@ -50,6 +51,9 @@ function plain(v: unknown): unknown {
 
 /** A DuckDB database in memory, with its own spill directory. */
 export class Duck {
+  /** Traces staged for DuckDB (`stage`), by input path; shared with `connect()`ed handles. */
+  private staged = new Map<string, StagedTrace>();
+
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly conn: DuckDBConnection,
@@ -66,7 +70,32 @@ export class Duck {
    */
   async connect(): Promise<Duck> {
     const conn = await this.instance.connect();
-    return new Duck(this.instance, conn, this.tempDir, undefined, true);
+    const other = new Duck(this.instance, conn, this.tempDir, undefined, true);
+    other.staged = this.staged;
+    return other;
+  }
+
+  /**
+   * Stage the traces for DuckDB (`staging.ts`): decompressed into this database's temp directory,
+   * records counted. Files staged before are not read again.
+   */
+  async stage(files: readonly string[]): Promise<StagedTrace[]> {
+    const todo = [...new Set(files.filter((f) => !this.staged.has(f)))];
+    if (todo.length > 0) {
+      const base = this.staged.size;
+      const done = await stageTraces(todo, this.tempDir, base);
+      for (const t of done) this.staged.set(t.file, t);
+    }
+    return this.stagedFor(files);
+  }
+
+  /** The staged traces of `files`, with `index` their position in `files`. */
+  stagedFor(files: readonly string[]): StagedTrace[] {
+    return files.map((f, index) => {
+      const t = this.staged.get(f);
+      if (!t) throw new TypeError(`Duck: ${f} was not staged (call stage() first)`);
+      return { ...t, index };
+    });
   }
 
   static async open(opts: DuckOptions = {}): Promise<Duck> {
@@ -213,21 +242,69 @@ function copyDoubles(v: unknown, out: NumberArray, at: number, n: number): void 
 
 export { readJsonSql, sqlIdent, sqlString } from './read-json.js';
 
+/** Something reading left out of the analysis, about one input file. */
+export interface ReadWarning {
+  file: string;
+  message: string;
+}
+
+/** What loading found that the analysis leaves out. */
+export interface LoadReport {
+  warnings: ReadWarning[];
+}
+
 /**
- * DuckDB's reader loses a line after a `[` that is not the file's first line, and a line where a
- * `]` and a record share it: files that hold several appended traces have them. Rows it could not
- * read come back all null; a file with more of them than its first `[`, its line 2 and a closing
- * `]` is read again line by line (`readJsonSql(…, { lineByLine })`: slower, but loses nothing).
- * `table` holds the rows, null ones included, with `trace` (the file's index in `files`).
+ * After `table` was filled from `readJsonSql(staged, …)` with every row (a `trace` column, all-null
+ * rows for lines DuckDB could not read): check that every record has its row (`ReadShortError`
+ * otherwise), then delete the rows without `ph` or `name`, counted in a warning per file.
  */
-async function rereadLossyFiles(duck: Duck, table: string, files: string[], insert: (src: string) => string, columns: Record<string, string>): Promise<void> {
-  const lossy = await duck.all(`SELECT trace FROM ${table} WHERE ph IS NULL AND name IS NULL GROUP BY trace HAVING count(*) > 3`);
-  if (lossy.length > 0) {
-    const redo = lossy.map((r) => files[Number(r.trace)]!);
-    await duck.run(`DELETE FROM ${table} WHERE trace IN (${lossy.map((r) => Number(r.trace)).join(', ')})`);
-    await duck.run(insert(await readJsonSql(redo, columns, duck.tempDir, { lineByLine: true })));
+async function checkLoaded(duck: Duck, table: string, staged: readonly StagedTrace[], stage: string): Promise<LoadReport> {
+  const rows = await duck.all(`SELECT trace, count(*) AS n, count(*) FILTER (WHERE ph IS NULL OR name IS NULL) AS unread FROM ${table} GROUP BY trace`);
+  await assertAllRead(staged, new Map(rows.map((r) => [Number(r.trace), Number(r.n)])), stage);
+  const warnings: ReadWarning[] = [];
+  for (const t of staged) if (t.gzipError) warnings.push({ file: t.file, message: `${t.gzipError}; only its complete part was read` });
+  const unread = rows.filter((r) => Number(r.unread) > 0);
+  if (unread.length > 0) {
+    await duck.run(`DELETE FROM ${table} WHERE ph IS NULL OR name IS NULL`);
+    for (const r of unread) {
+      const n = Number(r.unread);
+      warnings.push({
+        file: staged.find((t) => t.index === Number(r.trace))!.file,
+        message: `${n.toLocaleString('en-US')} record${n === 1 ? '' : 's'} left out: not JSON, a field of the wrong type, or no "ph"/"name" (dftracer validate names them)`,
+      });
+    }
   }
-  await duck.run(`DELETE FROM ${table} WHERE ph IS NULL OR name IS NULL`);
+  return { warnings };
+}
+
+/** Longest time an event may take, and farthest it may lie from its process's median start: a year, in µs. */
+export const IMPOSSIBLE_US = 366 * 24 * 3600 * 1e6;
+
+/**
+ * Delete from `ev` the complete events whose times cannot be true — no or negative `ts` or `dur`,
+ * a `dur` over a year, a `ts` over a year from the median of its process's events (a zero or a
+ * garbled timestamp that would make the wall time decades) — and say how many in a warning.
+ */
+async function excludeImpossibleTimes(duck: Duck, files: readonly string[]): Promise<ReadWarning[]> {
+  // one cheap pass first: in the usual trace no time is missing or negative and every process's
+  // events lie within a year of each other, so none can be a year from the median
+  const simple = `ts IS NULL OR dur IS NULL OR ts < 0 OR dur < 0 OR dur > ${IMPOSSIBLE_US}`;
+  const [probe] = await duck.all(`SELECT coalesce(sum(bad), 0) AS bad, coalesce(max(span), 0) AS span FROM (
+      SELECT count(*) FILTER (WHERE ${simple}) AS bad, max(ts) FILTER (WHERE ts >= 0) - min(ts) FILTER (WHERE ts >= 0) AS span
+      FROM ev WHERE ph = 'X' GROUP BY trace, pid
+    )`);
+  if (!probe || (Number(probe.bad) === 0 && Number(probe.span) <= IMPOSSIBLE_US)) return [];
+  await duck.run(`CREATE OR REPLACE TEMP TABLE ev_mid AS
+    SELECT trace, pid, approx_quantile(ts, 0.5) AS mid FROM ev WHERE ph = 'X' AND ts >= 0 AND dur >= 0 GROUP BY trace, pid`);
+  const bad = `ev.ph = 'X' AND (ev.ts IS NULL OR ev.dur IS NULL OR ev.ts < 0 OR ev.dur < 0 OR ev.dur > ${IMPOSSIBLE_US}
+    OR abs(ev.ts - m.mid) > ${IMPOSSIBLE_US})`;
+  const join = `FROM ev LEFT JOIN ev_mid m ON m.trace = ev.trace AND m.pid IS NOT DISTINCT FROM ev.pid`;
+  const rows = await duck.all(`SELECT ev.trace, count(*) AS n ${join} WHERE ${bad} GROUP BY ev.trace ORDER BY ev.trace`);
+  if (rows.length > 0) await duck.run(`DELETE FROM ev WHERE rowid IN (SELECT ev.rowid ${join} WHERE ${bad})`);
+  return rows.map((r) => {
+    const n = Number(r.n);
+    return { file: files[Number(r.trace)]!, message: `${n.toLocaleString('en-US')} event${n === 1 ? '' : 's'} with impossible times (no, negative or absurd ts or dur) left out of the analysis` };
+  });
 }
 
 /** Names of read-like and write-like calls whose `ret` counts bytes moved. */
@@ -267,7 +344,7 @@ const list = (xs: string[]) => xs.map(sqlString).join(', ');
  * The source file is a small integer rather than its path: every grouping, window and join is by
  * (trace, pid), and keying those on a long string made the time split twice as slow.
  */
-export async function loadTraces(duck: Duck, files: string[], opts: { computeCats?: readonly string[] } = {}): Promise<void> {
+export async function loadTraces(duck: Duck, files: string[], opts: { computeCats?: readonly string[] } = {}): Promise<LoadReport> {
   const columns = {
     id: 'BIGINT',
     name: 'VARCHAR',
@@ -281,14 +358,13 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     // convert would be dropped by ignore_errors
     args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
   };
-  const src = await readJsonSql(files, columns, duck.tempDir);
+  const staged = await duck.stage(files);
+  const src = readJsonSql(staged, columns);
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
   await duck.run(`CREATE OR REPLACE TABLE traces AS SELECT trace::UINTEGER AS trace, path FROM (VALUES ${paths}) t(trace, path)`);
-  // One file (the usual case) needs no lookup: the join on the path cost a fifth of the load.
-  const single = files.length === 1;
-  // rows DuckDB could not read are kept (all null) until rereadLossyFiles has counted them
+  // every row is kept (those DuckDB could not read all null) until checkLoaded has counted them
   const select = (src: string) => `
-    SELECT ${single ? '0::UINTEGER AS trace' : 't.trace'}, ph, id, name, cat, pid, tid, ts, dur,
+    SELECT trace, ph, id, name, cat, pid, tid, ts, dur,
       (CASE WHEN args.device_track IS NOT NULL THEN 2 ELSE ${kindSql(opts.computeCats)} END)::UTINYINT AS kind,
       -- the 2023 layout names the file itself (args.fname) where later ones give its hash
       args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
@@ -300,12 +376,29 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
       -- GPU work on a device track: compute, never host time
       args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
-    FROM (${src}) s ${single ? '' : 'JOIN traces t ON t.path = s.filename'}
-    WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
+    FROM (${src}) s`;
   await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);
-  await rereadLossyFiles(duck, 'ev', files, (s) => `INSERT INTO ev ${select(s)}`, columns);
+  const report = await checkLoaded(duck, 'ev', staged, 'DuckDB\'s read of the trace');
+  report.warnings.push(...(await excludeImpossibleTimes(duck, files)));
   await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
+  return report;
+}
+
+/**
+ * Check that a later read of the staged traces (the counter scans) returned every counter record
+ * that `ev` holds: `counts` gives that read's counter rows per input path.
+ */
+export async function assertCountersRead(duck: Duck, files: readonly string[], counts: string): Promise<void> {
+  const rows = await duck.all(`SELECT t.trace, coalesce(e.n, 0) AS expected, coalesce(c.n, 0) AS n FROM traces t
+    LEFT JOIN (SELECT trace, count(*) AS n FROM ev WHERE ph = 'C' GROUP BY trace) e ON e.trace = t.trace
+    LEFT JOIN (${counts}) c(path, n) ON c.path = t.path`);
+  for (const r of rows) {
+    if (Number(r.n) !== Number(r.expected)) {
+      const f = files[Number(r.trace)]!;
+      throw new ReadShortError(f, Number(r.n), Number(r.expected), null, 'the counter scan');
+    }
+  }
 }
 
 /** Args fields lifted into columns of `events` (the rest stay in the `args` JSON column). */
@@ -327,32 +420,20 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
  *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file);
  * - `metadata`: trace, kind (HH, FH, SH, thread_name, process_name, CM, …), pid, tid, name, value;
  * - `files`: fhash, path.
- * `materialize`: scan once into a temporary table (for interactive queries); otherwise views that
- * read the files on every use (for one streaming export).
+ * Scanned once into a temporary table (the staged files are checked as they load).
  */
-export async function loadEvents(duck: Duck, files: string[], opts: { materialize: boolean }): Promise<void> {
+export async function loadEvents(duck: Duck, files: string[]): Promise<LoadReport> {
   const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
-  const src = await readJsonSql(files, columns, duck.tempDir);
-  if (opts.materialize) {
-    const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
-    await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
-    const select = (src: string) =>
-      `SELECT p.i AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${src}) s JOIN trace_paths p ON p.path = s.filename
-       WHERE (ph IS NOT NULL AND name IS NOT NULL) OR (ph IS NULL AND name IS NULL AND id IS NULL)`;
-    await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS ${select(src)}`);
-    await rereadLossyFiles(duck, 'raw_rows', files, (s) => `INSERT INTO raw_rows ${select(s)}`, columns);
-    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
-  } else {
-    // one streaming pass: a cheap count of unread rows first says which files to read line by line
-    const probe = await duck.all(`SELECT filename, count(*) AS n FROM (${src}) WHERE ph IS NULL AND name IS NULL AND id IS NULL GROUP BY filename HAVING count(*) > 3`);
-    const lossy = new Set(probe.map((r) => String(r.filename)));
-    const whole = files.filter((f) => !lossy.has(f));
-    const parts = [...(whole.length ? [await readJsonSql(whole, columns, duck.tempDir)] : []), ...(lossy.size ? [await readJsonSql([...lossy], columns, duck.tempDir, { lineByLine: true })] : [])];
-    await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT filename AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${parts.map((p) => `(${p})`).join(' UNION ALL BY NAME ')}) WHERE ph IS NOT NULL AND name IS NOT NULL`);
-  }
+  const staged = await duck.stage(files);
+  // always a table: the staged files are checked once, as they are loaded
+  await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS SELECT trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${readJsonSql(staged, columns)})`);
+  const report = await checkLoaded(duck, 'raw_rows', staged, 'DuckDB\'s read of the trace');
+  const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
+  await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
   await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
     SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
-  await duck.run(`CREATE OR REPLACE ${opts.materialize ? 'TEMP TABLE' : 'TEMP VIEW'} files AS
+  await duck.run(`CREATE OR REPLACE TEMP TABLE files AS
     SELECT value AS fhash, any_value(name) AS path FROM metadata WHERE kind = 'FH' AND value IS NOT NULL GROUP BY value`);
   const struct = `{${Object.entries(EVENT_ARG_COLUMNS)
     .map(([k, t]) => `"${k}":"${t}"`)
@@ -363,5 +444,6 @@ export async function loadEvents(duck: Duck, files: string[], opts: { materializ
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
-  await countersFromRaw(duck, opts.materialize);
+  await countersFromRaw(duck, true);
+  return report;
 }

@@ -13,7 +13,7 @@ export interface ParquetResult {
 export async function exportParquet(files: string[], output: string, opts: DuckOptions = {}): Promise<ParquetResult> {
   const duck = await Duck.open(opts);
   try {
-    await loadEvents(duck, files, { materialize: false });
+    await loadEvents(duck, files);
     await duck.run(`COPY (SELECT * FROM events) TO ${sqlString(output)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)`);
     const [r] = await duck.all(`SELECT count(*) AS n FROM read_parquet(${sqlString(output)})`);
     return { output, rows: Number(r?.n ?? 0) };

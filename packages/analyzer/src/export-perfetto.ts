@@ -82,7 +82,7 @@ export async function exportPerfetto(files: string[], output: string, opts: Duck
   const duck = await Duck.open(opts);
   const out = new Out(output);
   try {
-    await loadEvents(duck, files, { materialize: true });
+    await loadEvents(duck, files);
     const procNames = new Map<number, string>();
     const hosts = new Map<number, string>();
     const threadNames = new Map<string, string>();

@@ -38,6 +38,8 @@ export class TraceReader {
   constructor(
     readonly file: string,
     private readonly onProgress?: (bytesIn: number) => void,
+    /** Bytes per chunk read and decompressed (default 1 MiB). */
+    private readonly chunkBytes = CHUNK,
   ) {}
 
   /**
@@ -47,7 +49,7 @@ export class TraceReader {
   async *chunks(): AsyncGenerator<Buffer> {
     const out = this.outcome;
     out.gzip = await isGzipFile(this.file);
-    const input = createReadStream(this.file, { highWaterMark: CHUNK });
+    const input = createReadStream(this.file, { highWaterMark: this.chunkBytes });
     input.on('data', (b) => {
       out.bytesIn += b.length;
       this.onProgress?.(out.bytesIn);
@@ -64,7 +66,7 @@ export class TraceReader {
       return;
     }
     // A high-water mark of several chunks keeps decompression running ahead of the consumer.
-    const gunzip = createGunzip({ chunkSize: CHUNK, highWaterMark: 8 * CHUNK } as ZlibOptions);
+    const gunzip = createGunzip({ chunkSize: this.chunkBytes, highWaterMark: 8 * this.chunkBytes } as ZlibOptions);
     input.on('error', (e) => gunzip.destroy(e));
     input.pipe(gunzip);
     try {

@@ -15,7 +15,7 @@ export interface QueryResult {
 export async function queryTraces(sql: string, files: string[], opts: DuckOptions = {}): Promise<QueryResult> {
   const duck = await Duck.open(opts);
   try {
-    await loadEvents(duck, files, { materialize: true });
+    await loadEvents(duck, files);
     try {
       return await duck.table(sql);
     } catch (e) {

@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
-import { Duck, loadTraces, type DuckOptions } from './duck.js';
+import { Duck, loadTraces, type DuckOptions, type ReadWarning } from './duck.js';
 import { LaneAssigner } from './lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
 import { counterSectionHtml, COUNTERS_CLIENT, COUNTERS_CSS } from './report-counters-client.js';
@@ -260,6 +260,8 @@ ${data.comparison ? `<section><h2>Compared with another run</h2><p class="note">
 
 export interface ReportResult {
   output: string;
+  /** What reading left out of the figures (events with impossible times, unreadable records, a truncated gzip). */
+  warnings: ReadWarning[];
   tracks: number;
   slices: number;
   totalSlices: number;
@@ -271,7 +273,7 @@ export async function writeReport(files: string[], output: string, opts: ReportO
   const duck = await Duck.open(opts);
   try {
     opts.onStage?.('reading traces');
-    await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
+    const load = await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
     const data = await reportData(duck, files, opts);
     if (opts.compareWith) {
       const other = await summarize(opts.compareWith, { threads: opts.threads, memoryLimit: opts.memoryLimit, ...(opts.computeCats ? { computeCats: opts.computeCats } : {}) });
@@ -279,7 +281,7 @@ export async function writeReport(files: string[], output: string, opts: ReportO
     }
     const html = renderReport(data);
     writeFileSync(output, html, { mode: 0o644 });
-    return { output, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes: Buffer.byteLength(html) };
+    return { output, warnings: load.warnings, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes: Buffer.byteLength(html) };
   } finally {
     duck.close();
   }

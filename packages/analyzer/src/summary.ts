@@ -18,7 +18,7 @@
  * - Bytes: `ret` of read/write calls (`count` when `ret` is absent; errors count 0).
  */
 import { basename } from 'node:path';
-import { Duck, loadTraces, type Row } from './duck.js';
+import { Duck, loadTraces, type ReadWarning, type Row } from './duck.js';
 import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
@@ -147,6 +147,8 @@ export interface Summary {
   device: DeviceStats | null;
   /** What the counter tracks say per process (`"ph":"C"` records: memory, CPU, event loop, GC, tfjs tensors); empty without them. */
   counters: ProcessCounters[];
+  /** What reading left out of the figures (events with impossible times, unreadable records, a truncated gzip), one line each. */
+  warnings: ReadWarning[];
 }
 
 export interface SummaryOptions {
@@ -181,8 +183,10 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
   const duck = await Duck.open({ threads: opts.threads, memoryLimit: opts.memoryLimit, onProgress: opts.onProgress });
   try {
     opts.onStage?.('reading traces');
-    await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
-    return await summarizeLoaded(duck, files, opts);
+    const load = await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
+    const summary = await summarizeLoaded(duck, files, opts);
+    summary.warnings.push(...load.warnings);
+    return summary;
   } finally {
     duck.close();
   }
@@ -329,6 +333,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     phases,
     device,
     counters: [],
+    warnings: [],
   };
 }
 

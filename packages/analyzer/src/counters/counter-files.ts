@@ -1,4 +1,4 @@
-import { readJsonSql, type Duck } from '../duck.js';
+import { assertCountersRead, readJsonSql, type Duck } from '../duck.js';
 import { createCounters } from './counter-table.js';
 
 /**
@@ -6,6 +6,8 @@ import { createCounters } from './counter-table.js';
  * for all its lines, but only counter records kept.
  */
 export async function countersFromFiles(duck: Duck, files: string[]): Promise<void> {
-  const src = await readJsonSql(files, { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' }, duck.tempDir);
-  await createCounters(duck, `SELECT filename AS trace, pid, tid, ts, cat, name, args FROM (${src}) WHERE ph = 'C'`, true);
+  const src = readJsonSql(duck.stagedFor(files), { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' });
+  await duck.run(`CREATE OR REPLACE TEMP TABLE counter_records AS SELECT filename AS trace, pid, tid, ts, cat, name, args FROM (${src}) WHERE ph = 'C' AND name IS NOT NULL`);
+  await assertCountersRead(duck, files, 'SELECT trace, count(*) FROM counter_records GROUP BY trace');
+  await createCounters(duck, 'SELECT * FROM counter_records', true);
 }

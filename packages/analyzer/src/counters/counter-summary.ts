@@ -1,4 +1,4 @@
-import type { Duck } from '../duck.js';
+import { assertCountersRead, type Duck } from '../duck.js';
 import { readJsonSql } from '../read-json.js';
 import { createCounters } from './counter-table.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
@@ -49,9 +49,10 @@ const MIN_BYTES = 64 * 1024;
  * `counter_steps`, and sums them up per process. `wallUs`: each process's wall time (the GC share).
  */
 export async function summarizeCounters(duck: Duck, files: string[], wallUs: ReadonlyMap<number, number>): Promise<ProcessCounters[]> {
-  const src = await readJsonSql(files, { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' }, duck.tempDir);
+  const src = readJsonSql(duck.stagedFor(files), { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' });
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_src AS SELECT filename AS trace, ph, pid, tid, ts, cat, name, args FROM (${src})
-    WHERE ph = 'C' OR (ph = 'X' AND json_exists(args, '$.step'))`);
+    WHERE (ph = 'C' AND name IS NOT NULL) OR (ph = 'X' AND json_exists(args, '$.step'))`);
+  await assertCountersRead(duck, files, `SELECT trace, count(*) FROM counter_src WHERE ph = 'C' GROUP BY trace`);
   await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C'`, true);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_steps AS
     SELECT pid, min(ts) AS ts, epoch, step FROM (
