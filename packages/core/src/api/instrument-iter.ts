@@ -1,6 +1,6 @@
 import { activeTracer } from './core-state.js';
 import type { Instrument } from './instrument.js';
-import type { ThreadTracer } from '../recording/tracer.js';
+import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 
 export interface InstrumentIterOptions {
   /** Event name prefix; default the instrument's name. */
@@ -30,6 +30,15 @@ function errorText(e: unknown): string {
   } catch {
     return 'an error that cannot be printed';
   }
+}
+
+/**
+ * The args of item `i`'s events, taken when each is written: a hold's at the end of the body, so
+ * an `update({ epoch })` the body makes is on its own block (as pydftracer reads them), not on the
+ * next one.
+ */
+function countArgs(d: Instrument, plan: IterPlan, i: number): ReturnType<Instrument['argsFor']> {
+  return d.argsFor(undefined, undefined, { [plan.counter]: i });
 }
 
 /** `Instrument.iter`: a generator over the iterable that times each wait and each body. */
@@ -87,17 +96,20 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         yield r.value;
         continue;
       }
-      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
-      if (wait !== 0) t.exitFast(wait, waitKind, args);
+      if (wait !== 0) t.exitFast(wait, waitKind, countArgs(d, plan, i));
       if (plan.hold === null) {
         yield r.value;
         continue;
       }
+      // The body nests under the hold span: on the stack while it runs synchronously, and as the
+      // async context of the consumer (this generator runs in its frame) across its awaits.
       const span = t.enterRegion();
+      t.enterContext(span);
       try {
         yield r.value;
       } finally {
-        t.exitKind(span, holdKind, args);
+        t.exitKind(span, holdKind, countArgs(d, plan, i));
+        t.leaveContext(span);
       }
     }
   } finally {
@@ -109,13 +121,26 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
   const it = src[Symbol.asyncIterator]();
   let done = false;
   let i = 0;
+  // The consumer's async context when the loop began: the source runs in it (its work, a
+  // prefetch included, may outlive any one wait or body), and the holds nest under it.
+  let base: SpanState | undefined;
+  let baseOf: ThreadTracer | null = null;
+  // This generator's code up to its first await runs inside the consumer's next() call, in the
+  // consumer's frame: the body of the coming item gets its (pending) hold as context there,
+  // before the item arrives. The hold begins when it does.
+  let hold: SpanState | null = null;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
+      if (t !== null && t !== baseOf) {
+        baseOf = t;
+        base = t.context();
+      }
       const wait = t?.enter({ async: true });
+      hold = t !== null && plan.hold !== null ? t.enterPending() : null;
       let r: IteratorResult<T>;
       try {
-        r = await it.next();
+        r = await (t === null ? it.next() : t.runInContext(base, () => it.next()));
       } catch (e) {
         // The wait is written (the error noted) and its lane returned; the error is the caller's.
         if (wait !== undefined) {
@@ -135,21 +160,24 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
         yield r.value;
         continue;
       }
-      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
-      if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), args);
+      if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), countArgs(d, plan, i));
       else t.discard(wait);
-      if (plan.hold === null) {
+      if (hold === null) {
         yield r.value;
         continue;
       }
-      const hold = t.enter({ async: true });
+      t.beginPending(hold);
       try {
         yield r.value;
       } finally {
-        t.exitKind(hold, t.interner.kind(plan.hold, d.cat), args);
+        t.exitKind(hold, t.interner.kind(plan.hold!, d.cat), countArgs(d, plan, i));
+        // a loop left early (break, throw): its consumer's frame gets its own context back
+        t.leaveContext(hold);
+        hold = null;
       }
     }
   } finally {
+    if (hold !== null) baseOf?.leaveContext(hold);
     if (!done) await it.return?.();
   }
 }

@@ -23,6 +23,11 @@ import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
 export interface SpanState extends Span {
+  /** Set when a pending span begins (beginPending). */
+  id: number;
+  level: number;
+  parentId: number;
+  start: number;
   async: boolean;
   tid: number;
   /** 1-based index on the sync stack, 0 for async spans. */
@@ -31,6 +36,11 @@ export interface SpanState extends Span {
   /** Opened by start()/using: may be stopped out of call order. */
   readonly region: boolean;
   open: boolean;
+  /**
+   * The async context this span was made the context over (runIn, enterContext): what a
+   * continuation of that context nests under once this span is closed, or while it is pending.
+   */
+  outer: SpanState | undefined;
 }
 
 export interface ThreadIdentity {
@@ -162,12 +172,22 @@ export class ThreadTracer implements Tracer {
       this.pTid = stack.tid[d - 1]!;
       return;
     }
-    const s = this.als === null ? undefined : this.als.getStore();
+    this.resolveFrom(this.als === null ? undefined : this.als.getStore());
+  }
+
+  /**
+   * The parent from an async context's span: the innermost one still open. A closed span (a
+   * continuation that outlived its async function, a loop body after its block) or one not begun
+   * (an async iterator's next block) does not enclose what starts now.
+   */
+  private resolveFrom(store: SpanState | undefined): void {
+    let s = store;
+    // bounded: a chain is as deep as the contexts nested when it was made
+    for (let n = 0; s !== undefined && !s.open && n < 10_000; n++) s = s.outer;
     if (s !== undefined) {
       this.pId = s.id;
       this.pLevel = s.level;
-      // A finished async span's lane may belong to another span by now.
-      this.pTid = s.open ? s.tid : this.identity.tid;
+      this.pTid = s.tid;
       return;
     }
     this.pId = -1;
@@ -225,14 +245,14 @@ export class ThreadTracer implements Tracer {
     const level = this.pLevel + 1;
     if (options?.async) {
       const lane = this.allocLane();
-      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined };
     }
     return this.pushSpan(id, level, start, false);
   }
 
   private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
@@ -298,7 +318,70 @@ export class ThreadTracer implements Tracer {
 
   /** Runs fn with span as the async context (continuations after await see it as parent). */
   runIn<T>(span: SpanState, fn: () => T): T {
-    return this.asyncStorage().run(span, fn);
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    return als.run(span, fn);
+  }
+
+  /** A span's outer context is the first one it was made the context over: chains never loop. */
+  private setOuter(span: SpanState, cur: SpanState | undefined): void {
+    if (span.outer === undefined && cur !== span) span.outer = cur;
+  }
+
+  /** Runs fn in the async context `store` (undefined: none), whatever the current one is. */
+  runInContext<T>(store: SpanState | undefined, fn: () => T): T {
+    return this.asyncStorage().run(store as SpanState, fn);
+  }
+
+  /** The span of the current async context (which may be closed or pending), if any. */
+  context(): SpanState | undefined {
+    return this.asyncStorage().getStore();
+  }
+
+  /**
+   * Makes `span` the parent of what runs later in the current async context, across `await`,
+   * until `leaveContext(span)`: a loop body that the program runs itself (a generator's consumer),
+   * which no wrapper can run inside `within`.
+   */
+  enterContext(span: SpanState): void {
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    als.enterWith(span);
+  }
+
+  /**
+   * Gives the current async context back to what it was before `enterContext(span)`, if it is
+   * still `span` (or a span closed or not begun inside it): a context taken over since is kept.
+   */
+  leaveContext(span: SpanState): void {
+    const als = this.als;
+    if (als === null) return;
+    let s = als.getStore();
+    for (let n = 0; s !== undefined && s !== span && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === span) als.enterWith(span.outer as SpanState);
+  }
+
+  /**
+   * A span not begun yet that is already the current async context (`enterContext`): the body of
+   * an async iterator's next item, whose context must be set before the item arrives, in the
+   * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
+   */
+  enterPending(): SpanState {
+    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined };
+    this.enterContext(span);
+    return span;
+  }
+
+  /** Begins a pending span now, on a lane, under the innermost open span of its outer context. */
+  beginPending(span: SpanState): void {
+    this.resolveFrom(span.outer);
+    span.id = this.nextId();
+    span.level = this.pLevel + 1;
+    span.parentId = this.pId;
+    span.start = nowUs();
+    span.lane = this.allocLane();
+    span.tid = this.laneTid(span.lane);
+    span.open = true;
   }
 
   // Allocation-free pair for sync wrappers: the entry on the stack holds everything the event
@@ -355,14 +438,14 @@ export class ThreadTracer implements Tracer {
   spanAt(depth: number): SpanState {
     const i = depth - 1;
     const stack = this.stack;
-    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true };
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined };
   }
 
   within<T>(span: Span, fn: () => T): T {
     const s = span as SpanState;
     const depth = this.stack.push(s.id, s.level, s.tid, s.parentId);
     try {
-      return this.asyncStorage().run(s, fn);
+      return this.runIn(s, fn);
     } finally {
       this.stack.pop(depth, s.id, false);
     }
@@ -381,7 +464,7 @@ export class ThreadTracer implements Tracer {
     if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
     this.resolveParent();
     // depth 0: not on the sync stack, so exit() writes it without touching the current context.
-    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true };
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined };
   }
 
   track(name: string): number {
