@@ -74,6 +74,8 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         kindsOf = t;
         waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
         holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
+        // the async context storage is made here, not inside the first block's time
+        if (plan.hold !== null) t.context();
       }
       // The wait is a span: what producing the item does (a loader's reads) nests under it. It
       // ends before the generator yields, so it is the tracer's allocation-free sync pair.
