@@ -41,6 +41,8 @@ export interface SpanState extends Span {
    * continuation of that context nests under once this span is closed, or while it is pending.
    */
   outer: SpanState | undefined;
+  /** A region that stands in for this span as the parent while it is open (handOver). */
+  inner: SpanState | undefined;
 }
 
 export interface ThreadIdentity {
@@ -181,9 +183,7 @@ export class ThreadTracer implements Tracer {
    * (an async iterator's next block) does not enclose what starts now.
    */
   private resolveFrom(store: SpanState | undefined): void {
-    let s = store;
-    // bounded: a chain is as deep as the contexts nested when it was made
-    for (let n = 0; s !== undefined && !s.open && n < 10_000; n++) s = s.outer;
+    const s = this.openSpan(store);
     if (s !== undefined) {
       this.pId = s.id;
       this.pLevel = s.level;
@@ -193,6 +193,39 @@ export class ThreadTracer implements Tracer {
     this.pId = -1;
     this.pLevel = 0;
     this.pTid = this.identity.tid;
+  }
+
+  /** The innermost open span of an async context: past closed or pending ones, into open stand-ins. */
+  private openSpan(store: SpanState | undefined): SpanState | undefined {
+    let s = store;
+    // bounded: a chain is as deep as the contexts nested when it was made
+    for (let n = 0; s !== undefined && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === undefined) return undefined;
+    for (let n = 0; s.inner !== undefined && s.inner.open && n < 10_000; n++) s = s.inner;
+    return s;
+  }
+
+  /**
+   * Makes `region` the parent of what runs later in the current async context, in every frame
+   * of it (see `RegionOptions.context`): it stands in for the span open there. Returns that span,
+   * for `takeBack`; without one, the region becomes this frame's context.
+   */
+  handOver(region: SpanState): SpanState | undefined {
+    const holder = this.openSpan(this.asyncStorage().getStore());
+    if (holder === undefined || holder === region) {
+      this.enterContext(region);
+      return region;
+    }
+    // a stand-in's outer context is the stand-in it replaces (undefined: the holder itself)
+    region.outer = holder.inner;
+    holder.inner = region;
+    return holder;
+  }
+
+  /** Ends a `handOver` once the region is stopped. */
+  takeBack(holder: SpanState, region: SpanState): void {
+    if (holder === region) this.leaveContext(region);
+    else if (holder.inner === region) holder.inner = region.outer?.open ? region.outer : undefined;
   }
 
   /**
@@ -245,14 +278,14 @@ export class ThreadTracer implements Tracer {
     const level = this.pLevel + 1;
     if (options?.async) {
       const lane = this.allocLane();
-      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined };
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined, inner: undefined };
     }
     return this.pushSpan(id, level, start, false);
   }
 
   private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined, inner: undefined };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
@@ -367,7 +400,7 @@ export class ThreadTracer implements Tracer {
    * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
    */
   enterPending(): SpanState {
-    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined };
+    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined };
     this.enterContext(span);
     return span;
   }
@@ -438,7 +471,7 @@ export class ThreadTracer implements Tracer {
   spanAt(depth: number): SpanState {
     const i = depth - 1;
     const stack = this.stack;
-    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined };
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined, inner: undefined };
   }
 
   within<T>(span: Span, fn: () => T): T {
@@ -464,7 +497,7 @@ export class ThreadTracer implements Tracer {
     if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
     this.resolveParent();
     // depth 0: not on the sync stack, so exit() writes it without touching the current context.
-    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined };
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined, inner: undefined };
   }
 
   track(name: string): number {
