@@ -165,3 +165,44 @@ describe('a closed span', () => {
     later((t) => expect(named(t, 'closed', 'leaf').map((e) => parentOf(t, e))).toEqual(['none']));
   });
 });
+
+describe('a region started with context: true', () => {
+  it("stands in for the span of its async context, in the frames of a driver's callbacks, until it stops", async () => {
+    const train = instrument('drv', 'train');
+    const epoch = instrument('drv', 'epoch');
+    const step = instrument('drv', 'step');
+    const work = instrument('drv', 'work').wrap(async function work() {
+      await tick();
+    }, 'work');
+    // a driver like model.fit: it awaits callbacks, each of which awaits before doing anything
+    const callbacks = {
+      epochBegin: async () => {
+        await tick();
+        return epoch.start({ context: true });
+      },
+      stepBegin: async () => {
+        await tick();
+        return step.start({ context: true });
+      },
+    };
+    await train.run(async () => {
+      for (let e = 0; e < 2; e++) {
+        const er = await callbacks.epochBegin();
+        for (let s = 0; s < 2; s++) {
+          const sr = await callbacks.stepBegin();
+          await work();
+          await tick();
+          sr.stop();
+        }
+        await work(); // between steps: under the epoch
+        er.stop();
+      }
+      await work(); // after the epochs: under train again
+    });
+    later((t) => {
+      expect(named(t, 'drv', 'epoch').map((e) => parentOf(t, e))).toEqual(['train#', 'train#']);
+      expect(named(t, 'drv', 'step').map((e) => parentOf(t, e))).toEqual(['epoch#', 'epoch#', 'epoch#', 'epoch#']);
+      expect(named(t, 'drv', 'work').map((e) => parentOf(t, e))).toEqual(['step#', 'step#', 'epoch#', 'step#', 'step#', 'epoch#', 'train#']);
+    });
+  });
+});
