@@ -128,7 +128,7 @@ describe('epoch numbers', () => {
 
   it("are those of the events inside an epoch, over the epoch span's own arg (written when it began by earlier builds)", async () => {
     // the earlier iter: each block carried the previous epoch's number (the first none)
-    const r = await epochs('lagged', (n) => (n === 1 ? { count: 1 } : { count: n, epoch: n - 1 }), (n, s) => ({ epoch: n, step: s }));
+    const r = await epochs('lagged', (n): Record<string, number> => (n === 1 ? { count: 1 } : { count: n, epoch: n - 1 }), (n, s) => ({ epoch: n, step: s }));
     expect(r.epochs).toEqual(['epoch 1', 'epoch 2', 'epoch 3']);
     expect(r.steps).toEqual(['epoch 1 step 1', 'epoch 1 step 2', 'epoch 2 step 1', 'epoch 2 step 2', 'epoch 3 step 1', 'epoch 3 step 2']);
   });
