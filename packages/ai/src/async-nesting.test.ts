@@ -8,7 +8,7 @@ import { ai } from './index.js';
 import { busy, near, ProgramClock, RETRIES, sleep, traceAndSummarize, us } from './program-clock.test-util.js';
 
 const EPOCHS = [0, 1, 2];
-const STEPS = 6;
+const STEPS = 4;
 const ITEM_MS = 3;
 const COMPUTE_MS = 4; // twice, around an await
 
