@@ -67,6 +67,9 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
   let kindsOf: ThreadTracer | null = null;
   let waitKind = -1;
   let holdKind = -1;
+  // The consumer's async context when the loop began: each block is entered over it.
+  let base: SpanState | undefined;
+  let last: SpanState | null = null;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
@@ -75,7 +78,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
         holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
         // the async context storage is made here, not inside the first block's time
-        if (plan.hold !== null) t.context();
+        if (plan.hold !== null) base = t.context();
       }
       // The wait is a span: what producing the item does (a loader's reads) nests under it. It
       // ends before the generator yields, so it is the tracer's allocation-free sync pair.
@@ -98,23 +101,28 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         yield r.value;
         continue;
       }
-      if (wait !== 0) t.exitFast(wait, waitKind, countArgs(d, plan, i));
+      const version = d.argsVersion;
+      const args = countArgs(d, plan, i);
+      if (wait !== 0) t.exitFast(wait, waitKind, args);
       if (plan.hold === null) {
         yield r.value;
         continue;
       }
       // The body nests under the hold span: on the stack while it runs synchronously, and as the
-      // async context of the consumer (this generator runs in its frame) across its awaits.
+      // async context of the consumer (this generator runs in its frame) across its awaits. Once
+      // closed it is no parent: the next block replaces it, the loop's end gives the context back.
       const span = t.enterRegion();
-      t.enterContext(span);
+      t.enterContextOver(span, base);
+      last = span;
       try {
         yield r.value;
       } finally {
-        t.exitKind(span, holdKind, countArgs(d, plan, i));
-        t.leaveContext(span);
+        // taken now, as pydftracer does: an update the body made is on its own block
+        t.exitKind(span, holdKind, d.argsVersion === version ? args : countArgs(d, plan, i));
       }
     }
   } finally {
+    if (last !== null) kindsOf?.leaveContext(last);
     if (!done) it.return?.();
   }
 }
@@ -130,7 +138,7 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
   // This generator's code up to its first await runs inside the consumer's next() call, in the
   // consumer's frame: the body of the coming item gets its (pending) hold as context there,
   // before the item arrives. The hold begins when it does.
-  let hold: SpanState | null = null;
+  let hold: SpanState | null;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
@@ -139,7 +147,7 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
         base = t.context();
       }
       const wait = t?.enter({ async: true });
-      hold = t !== null && plan.hold !== null ? t.enterPending() : null;
+      hold = t !== null && plan.hold !== null ? t.enterPending(base) : null;
       let r: IteratorResult<T>;
       try {
         r = await (t === null ? it.next() : t.runInContext(base, () => it.next()));
@@ -162,7 +170,9 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
         yield r.value;
         continue;
       }
-      if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), countArgs(d, plan, i));
+      const version = d.argsVersion;
+      const args = countArgs(d, plan, i);
+      if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), args);
       else t.discard(wait);
       if (hold === null) {
         yield r.value;
@@ -172,14 +182,12 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
       try {
         yield r.value;
       } finally {
-        t.exitKind(hold, t.interner.kind(plan.hold!, d.cat), countArgs(d, plan, i));
-        // a loop left early (break, throw): its consumer's frame gets its own context back
-        t.leaveContext(hold);
-        hold = null;
+        // Closed, the hold is no parent: the consumer's code after the loop (or after a break)
+        // nests under its outer context, the one the loop began in.
+        t.exitKind(hold, t.interner.kind(plan.hold!, d.cat), d.argsVersion === version ? args : countArgs(d, plan, i));
       }
     }
   } finally {
-    if (hold !== null) baseOf?.leaveContext(hold);
     if (!done) await it.return?.();
   }
 }

@@ -128,6 +128,14 @@ export class Instrument {
     this.assign(options);
   }
 
+  /**
+   * The object behind this instrument's args: another one after every update (never mutated), so
+   * args made from it are still current while it is the same. @internal
+   */
+  get argsVersion(): object {
+    return this.defaults;
+  }
+
   /** Whether this instrument writes events now. */
   get enabled(): boolean {
     return this.on;

@@ -383,6 +383,15 @@ export class ThreadTracer implements Tracer {
   }
 
   /**
+   * `enterContext` for the next block of a loop: `span` is entered over `outer` (the context the
+   * loop began in), not over the previous block, so a long loop builds no chain.
+   */
+  enterContextOver(span: SpanState, outer: SpanState | undefined): void {
+    span.outer = outer;
+    this.asyncStorage().enterWith(span);
+  }
+
+  /**
    * Gives the current async context back to what it was before `enterContext(span)`, if it is
    * still `span` (or a span closed or not begun inside it): a context taken over since is kept.
    */
@@ -399,9 +408,9 @@ export class ThreadTracer implements Tracer {
    * an async iterator's next item, whose context must be set before the item arrives, in the
    * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
    */
-  enterPending(): SpanState {
+  enterPending(outer: SpanState | undefined): SpanState {
     const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined };
-    this.enterContext(span);
+    this.enterContextOver(span, outer);
     return span;
   }
 
