@@ -112,6 +112,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
       // async context of the consumer (this generator runs in its frame) across its awaits. Once
       // closed it is no parent: the next block replaces it, the loop's end gives the context back.
       const span = t.enterRegion();
+      span.loop = true;
       t.enterContextOver(span, base);
       last = span;
       try {
@@ -146,8 +147,9 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
         baseOf = t;
         base = t.context();
       }
-      const wait = t?.enter({ async: true });
+      const wait = t?.enterWait();
       hold = t !== null && plan.hold !== null ? t.enterPending(base) : null;
+      if (hold !== null) hold.loop = true;
       let r: IteratorResult<T>;
       try {
         r = await (t === null ? it.next() : t.runInContext(base, () => it.next()));

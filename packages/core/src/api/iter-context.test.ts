@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instrument } from './instrument.js';
 import { finalize, initializeLog } from './lifecycle.js';
+import { getTracer } from './access.js';
 import { readTrace, tempDir, traceProblems, type Trace, type TraceEvent } from '@dftracer/testing';
 
 let file = '';
@@ -203,6 +204,32 @@ describe('a region started with context: true', () => {
       expect(named(t, 'drv', 'epoch').map((e) => parentOf(t, e))).toEqual(['train#', 'train#']);
       expect(named(t, 'drv', 'step').map((e) => parentOf(t, e))).toEqual(['epoch#', 'epoch#', 'epoch#', 'epoch#']);
       expect(named(t, 'drv', 'work').map((e) => parentOf(t, e))).toEqual(['step#', 'step#', 'epoch#', 'step#', 'step#', 'epoch#', 'train#']);
+    });
+  });
+});
+
+describe("a plugin's raw async span", () => {
+  it('started in a loop body and ended after it nests under the loop, never under a block it outlives', async () => {
+    const outer = instrument('raw', 'outer');
+    const loop = instrument('raw', 'loop');
+    async function* three(): AsyncGenerator<number> {
+      for (let i = 0; i < 3; i++) yield i;
+    }
+    await outer.run(async () => {
+      const t = getTracer()!;
+      let cycle: ReturnType<typeof t.enter> | null = null;
+      for (const i of loop.iter([1, 2])) {
+        await tick();
+        if (i === 1) cycle = t.enter({ async: true }); // a profiler's cycle: spans several steps
+      }
+      for await (const i of loop.iter(three())) if (i === 1) t.exit(cycle!, 'cycle', 'raw');
+      const other = t.enter({ async: true });
+      for await (const i of loop.iter(three())) if (i === 2) t.exit(t.enter({ async: true }), 'inside', 'raw'); // closed in its block: fine either way
+      t.exit(other, 'after', 'raw');
+    });
+    later((t) => {
+      expect(named(t, 'raw', 'cycle').map((e) => parentOf(t, e))).toEqual(['outer#']);
+      expect(named(t, 'raw', 'after').map((e) => parentOf(t, e))).toEqual(['outer#']);
     });
   });
 });

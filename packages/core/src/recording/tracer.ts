@@ -43,6 +43,8 @@ export interface SpanState extends Span {
   outer: SpanState | undefined;
   /** A region that stands in for this span as the parent while it is open (handOver). */
   inner: SpanState | undefined;
+  /** A loop body's block (iter): closed at the next item, so no parent of raw async spans. */
+  loop: boolean;
 }
 
 export interface ThreadIdentity {
@@ -177,6 +179,18 @@ export class ThreadTracer implements Tracer {
     this.resolveFrom(this.als === null ? undefined : this.als.getStore());
   }
 
+  /** resolveParent, skipping loop blocks (on the sync stack or as the async context). */
+  private resolvePastLoops(): void {
+    const store = this.als === null ? undefined : this.als.getStore();
+    let s = this.openSpan(store);
+    if (s === undefined || s.loop !== true) return this.resolveParent();
+    // a sync block sits on the stack too: past it only when it is the stack's top
+    const d = this.stack.top();
+    if (d > 0 && this.stack.id[d - 1] !== s.id) return this.resolveParent();
+    for (let n = 0; s !== undefined && (s.loop === true || !s.open) && n < 10_000; n++) s = s.outer;
+    this.resolveFrom(s);
+  }
+
   /**
    * The parent from an async context's span: the innermost one still open. A closed span (a
    * continuation that outlived its async function, a loop body after its block) or one not begun
@@ -271,21 +285,35 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- Tracer
 
   enter(options?: EnterOptions): SpanState {
+    return this.enterSpan(options, options?.async === true);
+  }
+
+  /** An iterator's wait for its next item: an async span that may nest under a loop block. */
+  enterWait(): SpanState {
+    return this.enterSpan({ async: true }, false);
+  }
+
+  /**
+   * `pastLoops`: a raw async span (a plugin's: an fs callback, a profiler cycle) may outlive the
+   * loop body it starts in, which ends at the next item: it nests under the loop's own context.
+   */
+  private enterSpan(options: EnterOptions | undefined, pastLoops: boolean): SpanState {
     let start = options?.start ?? nowUs();
     if (!isCleanTime(start)) start = this.badTime('enter', 'start', start, nowUs());
-    this.resolveParent();
+    if (pastLoops) this.resolvePastLoops();
+    else this.resolveParent();
     const id = this.nextId();
     const level = this.pLevel + 1;
     if (options?.async) {
       const lane = this.allocLane();
-      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined, inner: undefined };
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined, inner: undefined, loop: false };
     }
     return this.pushSpan(id, level, start, false);
   }
 
   private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined, inner: undefined };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
@@ -409,7 +437,7 @@ export class ThreadTracer implements Tracer {
    * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
    */
   enterPending(outer: SpanState | undefined): SpanState {
-    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined };
+    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined, loop: false };
     this.enterContextOver(span, outer);
     return span;
   }
@@ -480,7 +508,7 @@ export class ThreadTracer implements Tracer {
   spanAt(depth: number): SpanState {
     const i = depth - 1;
     const stack = this.stack;
-    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined, inner: undefined };
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   within<T>(span: Span, fn: () => T): T {
@@ -506,7 +534,7 @@ export class ThreadTracer implements Tracer {
     if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
     this.resolveParent();
     // depth 0: not on the sync stack, so exit() writes it without touching the current context.
-    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined, inner: undefined };
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   track(name: string): number {
