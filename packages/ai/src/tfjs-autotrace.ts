@@ -150,13 +150,15 @@ function withCallbacks(tf: Tf, Base: new (...a: any[]) => object, cfg: unknown):
   let epochRegion: Region | null = null;
   let stepRegion: Region | null = null;
   const ours = new tf.CustomCallback({
+    // fit runs epochs and batches one after another: each region stands in for fit's span as
+    // the parent of what fit does next (a callback's frame cannot be fit's async context)
     onEpochBegin: async (epoch: number) => {
       ai.update({ epoch, step: 0 });
-      epochRegion = ai.pipeline.epoch.start();
+      epochRegion = ai.pipeline.epoch.instrument.start({ context: true });
     },
     onBatchBegin: async (batch: number) => {
       ai.update({ step: batch });
-      stepRegion = ai.compute.step.start();
+      stepRegion = ai.compute.step.instrument.start({ context: true });
     },
     onBatchEnd: async () => {
       stepRegion?.stop();

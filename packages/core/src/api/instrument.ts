@@ -61,6 +61,13 @@ export interface RegionOptions {
    * as pydftracer's `start(metadata=True)`.
    */
   metadata?: boolean;
+  /**
+   * The region is the parent of what runs later in the async context it was started from (the
+   * span open there), whichever frame runs it, until it stops: for regions opened and closed by
+   * callbacks of a driver that runs its steps one after another (`model.fit`'s epochs and
+   * batches). Work running concurrently in that context nests under it too.
+   */
+  context?: boolean;
 }
 
 /** An open region; `stop()` (or leaving a `using` block) writes its event. */
@@ -119,6 +126,14 @@ export class Instrument {
     this.pinned = parent !== null && options.enable !== undefined;
     if (parent !== null) this.setDefaults(parent.defaults); // shared: args objects are replaced, never changed
     this.assign(options);
+  }
+
+  /**
+   * The object behind this instrument's args: another one after every update (never mutated), so
+   * args made from it are still current while it is the same. @internal
+   */
+  get argsVersion(): object {
+    return this.defaults;
   }
 
   /** Whether this instrument writes events now. */
@@ -330,7 +345,11 @@ export class Instrument {
     const span = t.enterRegion();
     const kind = t.interner.kind(this.name, this.cat);
     const startArgs = this.argsFor(undefined, undefined, options.args);
-    return this.keep((stopArgs) => t.exitKind(span, kind, stopArgs === undefined ? startArgs : mergeArgs(startArgs ?? {}, stopArgs)));
+    const holder = options.context === true ? t.handOver(span) : undefined;
+    return this.keep((stopArgs) => {
+      t.exitKind(span, kind, stopArgs === undefined ? startArgs : mergeArgs(startArgs ?? {}, stopArgs));
+      if (holder !== undefined) t.takeBack(holder, span);
+    });
   }
 
   /** A region whose stop runs `close` once and which `stop()` finds until then. */

@@ -23,6 +23,11 @@ import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
 export interface SpanState extends Span {
+  /** Set when a pending span begins (beginPending). */
+  id: number;
+  level: number;
+  parentId: number;
+  start: number;
   async: boolean;
   tid: number;
   /** 1-based index on the sync stack, 0 for async spans. */
@@ -31,6 +36,15 @@ export interface SpanState extends Span {
   /** Opened by start()/using: may be stopped out of call order. */
   readonly region: boolean;
   open: boolean;
+  /**
+   * The async context this span was made the context over (runIn, enterContext): what a
+   * continuation of that context nests under once this span is closed, or while it is pending.
+   */
+  outer: SpanState | undefined;
+  /** A region that stands in for this span as the parent while it is open (handOver). */
+  inner: SpanState | undefined;
+  /** A loop body's block (iter): closed at the next item, so no parent of raw async spans. */
+  loop: boolean;
 }
 
 export interface ThreadIdentity {
@@ -162,17 +176,70 @@ export class ThreadTracer implements Tracer {
       this.pTid = stack.tid[d - 1]!;
       return;
     }
-    const s = this.als === null ? undefined : this.als.getStore();
+    this.resolveFrom(this.als === null ? undefined : this.als.getStore());
+  }
+
+  /** resolveParent, skipping loop blocks (on the sync stack or as the async context). */
+  private resolvePastLoops(): void {
+    const store = this.als === null ? undefined : this.als.getStore();
+    let s = this.openSpan(store);
+    if (s === undefined || s.loop !== true) return this.resolveParent();
+    // a sync block sits on the stack too: past it only when it is the stack's top
+    const d = this.stack.top();
+    if (d > 0 && this.stack.id[d - 1] !== s.id) return this.resolveParent();
+    for (let n = 0; s !== undefined && (s.loop === true || !s.open) && n < 10_000; n++) s = s.outer;
+    this.resolveFrom(s);
+  }
+
+  /**
+   * The parent from an async context's span: the innermost one still open. A closed span (a
+   * continuation that outlived its async function, a loop body after its block) or one not begun
+   * (an async iterator's next block) does not enclose what starts now.
+   */
+  private resolveFrom(store: SpanState | undefined): void {
+    const s = this.openSpan(store);
     if (s !== undefined) {
       this.pId = s.id;
       this.pLevel = s.level;
-      // A finished async span's lane may belong to another span by now.
-      this.pTid = s.open ? s.tid : this.identity.tid;
+      this.pTid = s.tid;
       return;
     }
     this.pId = -1;
     this.pLevel = 0;
     this.pTid = this.identity.tid;
+  }
+
+  /** The innermost open span of an async context: past closed or pending ones, into open stand-ins. */
+  private openSpan(store: SpanState | undefined): SpanState | undefined {
+    let s = store;
+    // bounded: a chain is as deep as the contexts nested when it was made
+    for (let n = 0; s !== undefined && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === undefined) return undefined;
+    for (let n = 0; s.inner !== undefined && s.inner.open && n < 10_000; n++) s = s.inner;
+    return s;
+  }
+
+  /**
+   * Makes `region` the parent of what runs later in the current async context, in every frame
+   * of it (see `RegionOptions.context`): it stands in for the span open there. Returns that span,
+   * for `takeBack`; without one, the region becomes this frame's context.
+   */
+  handOver(region: SpanState): SpanState | undefined {
+    const holder = this.openSpan(this.asyncStorage().getStore());
+    if (holder === undefined || holder === region) {
+      this.enterContext(region);
+      return region;
+    }
+    // a stand-in's outer context is the stand-in it replaces (undefined: the holder itself)
+    region.outer = holder.inner;
+    holder.inner = region;
+    return holder;
+  }
+
+  /** Ends a `handOver` once the region is stopped. */
+  takeBack(holder: SpanState, region: SpanState): void {
+    if (holder === region) this.leaveContext(region);
+    else if (holder.inner === region) holder.inner = region.outer?.open ? region.outer : undefined;
   }
 
   /**
@@ -218,21 +285,35 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- Tracer
 
   enter(options?: EnterOptions): SpanState {
+    return this.enterSpan(options, options?.async === true);
+  }
+
+  /** An iterator's wait for its next item: an async span that may nest under a loop block. */
+  enterWait(): SpanState {
+    return this.enterSpan({ async: true }, false);
+  }
+
+  /**
+   * `pastLoops`: a raw async span (a plugin's: an fs callback, a profiler cycle) may outlive the
+   * loop body it starts in, which ends at the next item: it nests under the loop's own context.
+   */
+  private enterSpan(options: EnterOptions | undefined, pastLoops: boolean): SpanState {
     let start = options?.start ?? nowUs();
     if (!isCleanTime(start)) start = this.badTime('enter', 'start', start, nowUs());
-    this.resolveParent();
+    if (pastLoops) this.resolvePastLoops();
+    else this.resolveParent();
     const id = this.nextId();
     const level = this.pLevel + 1;
     if (options?.async) {
       const lane = this.allocLane();
-      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined, inner: undefined, loop: false };
     }
     return this.pushSpan(id, level, start, false);
   }
 
   private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
@@ -298,7 +379,79 @@ export class ThreadTracer implements Tracer {
 
   /** Runs fn with span as the async context (continuations after await see it as parent). */
   runIn<T>(span: SpanState, fn: () => T): T {
-    return this.asyncStorage().run(span, fn);
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    return als.run(span, fn);
+  }
+
+  /** A span's outer context is the first one it was made the context over: chains never loop. */
+  private setOuter(span: SpanState, cur: SpanState | undefined): void {
+    if (span.outer === undefined && cur !== span) span.outer = cur;
+  }
+
+  /** Runs fn in the async context `store` (undefined: none), whatever the current one is. */
+  runInContext<T>(store: SpanState | undefined, fn: () => T): T {
+    return this.asyncStorage().run(store as SpanState, fn);
+  }
+
+  /** The span of the current async context (which may be closed or pending), if any. */
+  context(): SpanState | undefined {
+    return this.asyncStorage().getStore();
+  }
+
+  /**
+   * Makes `span` the parent of what runs later in the current async context, across `await`,
+   * until `leaveContext(span)`: a loop body that the program runs itself (a generator's consumer),
+   * which no wrapper can run inside `within`.
+   */
+  enterContext(span: SpanState): void {
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    als.enterWith(span);
+  }
+
+  /**
+   * `enterContext` for the next block of a loop: `span` is entered over `outer` (the context the
+   * loop began in), not over the previous block, so a long loop builds no chain.
+   */
+  enterContextOver(span: SpanState, outer: SpanState | undefined): void {
+    span.outer = outer;
+    this.asyncStorage().enterWith(span);
+  }
+
+  /**
+   * Gives the current async context back to what it was before `enterContext(span)`, if it is
+   * still `span` (or a span closed or not begun inside it): a context taken over since is kept.
+   */
+  leaveContext(span: SpanState): void {
+    const als = this.als;
+    if (als === null) return;
+    let s = als.getStore();
+    for (let n = 0; s !== undefined && s !== span && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === span) als.enterWith(span.outer as SpanState);
+  }
+
+  /**
+   * A span not begun yet that is already the current async context (`enterContext`): the body of
+   * an async iterator's next item, whose context must be set before the item arrives, in the
+   * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
+   */
+  enterPending(outer: SpanState | undefined): SpanState {
+    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined, loop: false };
+    this.enterContextOver(span, outer);
+    return span;
+  }
+
+  /** Begins a pending span now, on a lane, under the innermost open span of its outer context. */
+  beginPending(span: SpanState): void {
+    this.resolveFrom(span.outer);
+    span.id = this.nextId();
+    span.level = this.pLevel + 1;
+    span.parentId = this.pId;
+    span.start = nowUs();
+    span.lane = this.allocLane();
+    span.tid = this.laneTid(span.lane);
+    span.open = true;
   }
 
   // Allocation-free pair for sync wrappers: the entry on the stack holds everything the event
@@ -355,14 +508,14 @@ export class ThreadTracer implements Tracer {
   spanAt(depth: number): SpanState {
     const i = depth - 1;
     const stack = this.stack;
-    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true };
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   within<T>(span: Span, fn: () => T): T {
     const s = span as SpanState;
     const depth = this.stack.push(s.id, s.level, s.tid, s.parentId);
     try {
-      return this.asyncStorage().run(s, fn);
+      return this.runIn(s, fn);
     } finally {
       this.stack.pop(depth, s.id, false);
     }
@@ -381,7 +534,7 @@ export class ThreadTracer implements Tracer {
     if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
     this.resolveParent();
     // depth 0: not on the sync stack, so exit() writes it without touching the current context.
-    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true };
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   track(name: string): number {
