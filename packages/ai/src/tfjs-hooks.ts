@@ -1,5 +1,6 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
-import { isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
+import { useTfNamespace, type Tf } from '@dftracer/tfjs';
+import { isAsyncBackend } from '@dftracer/tfjs/internal';
 import { ai } from './taxonomy.js';
 import { OutputFacts, tensorTest, tensorsIn } from './tensor-facts.js';
 

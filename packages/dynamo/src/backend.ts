@@ -1,5 +1,6 @@
 import type { Args } from '@dftracer/core';
-import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
+import { type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode } from '@dftracer/tfjs/internal';
 import type { Graph } from './graph.js';
 
 /** Where in training a call runs; written into every event of the backend's calls. */

@@ -1,4 +1,5 @@
-import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
+import { type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode } from '@dftracer/tfjs/internal';
 import { createBackend, DynamoBackend, type BackendOptions } from './backend.js';
 import type { Graph } from './graph.js';
 import { isLayersModel, wrapLayers, type LayersModelLike } from './layers.js';

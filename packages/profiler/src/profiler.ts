@@ -1,5 +1,6 @@
 import { getTracer, nowUs, warnOnce } from '@dftracer/core';
-import { checkDeviceTimeMode, startDeviceTiming, subscribeKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import { type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode, startDeviceTiming, subscribeKernels, type DeviceTiming, type KernelCall, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs/internal';
 import { activitySet, DeviceType, type ProfilerActivity } from './activity.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';
 import { HostMonitor } from './host.js';

@@ -32,7 +32,7 @@ loadTf({ prefer: ['cpu'] }).then((loaded) => {
     expect(JSON.parse(p.stdout)).toEqual({ backend: 'cpu', sum: 28, handed: true, engine: 'function' });
     const files = traceFiles(dir);
     expect(files).toHaveLength(1);
-    const tfjs = readTrace(files[0]).events.filter((e) => e.name === 'CM' && e.args?.name === 'tfjs');
+    const tfjs = readTrace(files[0]!).events.filter((e) => e.name === 'CM' && e.args?.name === 'tfjs');
     expect(tfjs.map((e) => JSON.parse(String(e.args?.value)).backend)).toEqual(['cpu']);
   });
 });

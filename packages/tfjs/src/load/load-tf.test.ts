@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
 import { readTrace, tempDir, type Trace } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { currentTf, isAsyncBackend, loadTf, resolveTf, WASM_TRAINING_KERNELS } from '../index.js';
+import { currentTf, loadTf, WASM_TRAINING_KERNELS } from '../index.js';
+import { isAsyncBackend, resolveTf } from '../internal.js';
 import { report } from './report.js';
 
 let file = '';

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import * as profiler from './index.js';
+
+// The package's public face: torch.profiler's names, pydftracer's traceHandler and the exports of
+// a recorded cycle. A name added here is a promise to users; keep it deliberate.
+const API = ['profile', 'Profiler', 'schedule', 'ProfilerAction', 'ProfilerActivity', 'DeviceType', 'recordFunction', 'KeyAverages', 'traceHandler', 'tensorboardTraceHandler', 'chromeTrace', 'collapsedStacks', 'PP_CAT'];
+
+describe('@dftracer/profiler', () => {
+  it('exports its API, nothing else', () => {
+    expect(Object.keys(profiler).sort()).toEqual([...API].sort());
+  });
+});
