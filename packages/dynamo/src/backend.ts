@@ -1,5 +1,6 @@
 import type { Args } from '@dftracer/core';
-import { type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkOptionKeys } from '@dftracer/core';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
 import { checkDeviceTimeMode } from '@dftracer/tfjs/internal';
 import type { Graph } from './graph.js';
 
@@ -33,7 +34,7 @@ const CONTEXT_KEYS = ['epoch', 'step', 'imageIdx', 'imageSize'];
 
 /** A misspelt option (`epochs`) would silently be dropped from every event: say so instead. */
 function checkKeys(o: object, keys: readonly string[], fn: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(k)}; expected one of ${keys.join(', ')}`);
+  checkOptionKeys(fn, o, keys);
 }
 
 function checkCount(v: unknown, what: string): void {
