@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as ai from './index.js';
 
 // The package's public face: pydftracer's ai module (its tracers, module aliases and constants),
@@ -20,5 +22,10 @@ describe('@dftracer/ai', () => {
 
   it('makes each alias the tracer of the same name', () => {
     for (const a of ALIASES) expect((ai as Record<string, unknown>)[a]).toBe((ai.ai as unknown as Record<string, unknown>)[a]);
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
   });
 });

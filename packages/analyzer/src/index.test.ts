@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as analyzer from './index.js';
 import * as validate from './validate-entry.js';
 
@@ -14,5 +16,10 @@ describe('@dftracer/analyzer', () => {
 
   it('exports validateFiles alone from /validate', () => {
     expect(Object.keys(validate)).toEqual(['validateFiles']);
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
   });
 });

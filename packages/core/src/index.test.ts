@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as core from './index.js';
 
 // The package's public face: the user API, the plugin API integrations build on, and nothing
@@ -13,5 +15,11 @@ describe('@dftracer/core', () => {
 
   it('does not export the configuration internals', () => {
     for (const internal of ['resolveConfig', 'SETTINGS', 'childEnv', 'DftFn', 'kernelHubStatus']) expect(core).not.toHaveProperty(internal);
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
+    expect(readmeProblems(`${root}/README.md`, root)).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as dynamo from './index.js';
 
 // The package's public face: torch.compile's shape (compile, backends, the graph they get) and
@@ -8,5 +10,10 @@ const API = ['compile', 'dynamo', 'Dynamo', 'createBackend', 'defaultBackend', '
 describe('@dftracer/dynamo', () => {
   it('exports its API, nothing else', () => {
     expect(Object.keys(dynamo).sort()).toEqual([...API].sort());
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
   });
 });

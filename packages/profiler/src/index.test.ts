@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as profiler from './index.js';
 
 // The package's public face: torch.profiler's names, pydftracer's traceHandler and the exports of
@@ -8,5 +10,10 @@ const API = ['profile', 'Profiler', 'schedule', 'ProfilerAction', 'ProfilerActiv
 describe('@dftracer/profiler', () => {
   it('exports its API, nothing else', () => {
     expect(Object.keys(profiler).sort()).toEqual([...API].sort());
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeProblems } from '@dftracer/testing';
 import * as tfjs from './index.js';
 import * as internal from './internal.js';
 
@@ -52,5 +54,10 @@ describe('@dftracer/tfjs', () => {
       import: { types: './dist/internal.d.ts', default: './dist/internal.js' },
       require: { types: './dist/internal.d.cts', default: './dist/internal.cjs' },
     });
+  });
+
+  it('has a README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
   });
 });

@@ -34,7 +34,8 @@ export interface LoadTfOptions {
 }
 
 const OWN = (Object.values(CANDIDATES) as Candidate[]).flatMap((c) => (c.option === undefined ? [] : [c.option]));
-const KEYS = ['prefer', 'from', 'wasmTraining', 'tf', ...OWN.map((o) => o.key)];
+/** loadTf's option names (its README's table is tested against them). */
+export const KEYS: readonly string[] = ['prefer', 'from', 'wasmTraining', 'tf', ...OWN.map((o) => o.key)];
 const expected = () => CANDIDATE_NAMES.map((n) => `'${n}'`).join(' | ');
 
 /** The options checked, with defaults: every error names the option at fault. */
