@@ -3,7 +3,8 @@
  * "Install only what you need", proven before anything is published: packs every public package
  * the way it would be published (pnpm rewrites workspace:^ ranges; private ones, such as the test
  * support @dftracer/testing, are skipped and no tarball may need them), checks each tarball's
- * exports and types with publint and @arethetypeswrong/cli and `npm publish --dry-run`, then installs tarballs into fresh npm
+ * exports and types with publint and @arethetypeswrong/cli and `npm publish --dry-run`, runs
+ * `changeset version` in a copy (a CHANGELOG per package), then installs tarballs into fresh npm
  * projects outside the workspace and runs real programs there, each twice: as an ES module
  * (`import`) and as its CommonJS twin (`require`), asserting the same effects in both traces:
  *   1. @dftracer/core alone: `node --import` (or `--require`) `@dftracer/core/register` traces an
@@ -21,9 +22,9 @@
  *   node scripts/pack-check.mjs [--keep]     (packages must be built: `pnpm build`)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
@@ -206,6 +207,24 @@ await step('npm publish --dry-run on every tarball', () => {
     assert(r.status === 0, `${name}: npm publish --dry-run failed`);
   }
   return `${Object.keys(tarball).length} tarballs would publish`;
+});
+
+// What `changeset version` would write at release, in a copy (no version bump here): a CHANGELOG
+// for every public package that has pending changesets, and no workspace: range left unresolved.
+await step('changeset version (dry run in a copy): a CHANGELOG per package', () => {
+  const copy = join(work, 'changeset-dry-run');
+  mkdirSync(copy);
+  for (const f of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, f), join(copy, f));
+  cpSync(join(root, '.changeset'), join(copy, '.changeset'), { recursive: true });
+  for (const { dir } of workspace) cpSync(join(dir, 'package.json'), join(copy, relative(root, dir), 'package.json'));
+  for (const d of readdirSync(join(root, 'apps'))) if (existsSync(join(root, 'apps', d, 'package.json'))) cpSync(join(root, 'apps', d, 'package.json'), join(copy, 'apps', d, 'package.json'));
+  const pending = readdirSync(join(root, '.changeset')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+  if (pending.length === 0) return 'no pending changesets';
+  sh(bin('changeset'), ['version'], { cwd: copy });
+  const missing = packages.filter(({ dir }) => !existsSync(join(copy, relative(root, dir), 'CHANGELOG.md'))).map(({ pkg }) => pkg.name);
+  assert(missing.length === 0, `no CHANGELOG.md written for ${missing.join(', ')}`);
+  const versions = packages.map(({ dir, pkg }) => `${pkg.name} ${pkg.version} → ${JSON.parse(readFileSync(join(copy, relative(root, dir), 'package.json'), 'utf8')).version}`);
+  return `${pending.length} changesets; ${versions.join(', ')}`;
 });
 
 let coreTrace;

@@ -245,7 +245,7 @@ export function finalize(): void {
 
 /** The `end` event's account of how the batches before it were encoded (gzip/encoder-stats.ts). */
 function encoderArgs(c: EncoderCounts): Args {
-  return { batches_custom: c.custom, batches_zlib: c.zlib, batches_plain: c.plain, batches_sampled: c.sampled, encoder_fallbacks: c.fallbacks };
+  return { batches_zlib: c.zlib, batches_plain: c.plain };
 }
 
 /** Integer µs since the epoch on the tracer's clock; 0 when tracing is off (as upstream). */
