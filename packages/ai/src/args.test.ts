@@ -43,6 +43,10 @@ describe('argument checks', () => {
     expect(() => useTf(tf, { shapes: 1 as never })).toThrow(/^useTf: shapes must be a boolean; got 1/);
     await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/^loadTf: prefer\[0\] is an unknown candidate "tpu"/);
     await expect(loadTf({ prefer: ['cpu'], memory: 'no' as never })).rejects.toThrow(/^loadTf: memory must be a boolean/);
+    expect(() => useTf(tf, { shape: true } as never)).toThrow(/^useTf: unknown option "shape" \(did you mean shapes\?\); known options: sync, shapes, memory$/);
+    // ai's loadTf knows @dftracer/tfjs's options and useTf's: a slip in either is named with the one meant
+    await expect(loadTf({ prefer: ['cpu'], sycn: true } as never)).rejects.toThrow(/^loadTf: unknown option "sycn" \(did you mean sync\?\); known options: prefer, from, wasmTraining, tf, webgpu, sync, shapes, memory$/);
+    await expect(loadTf({ prefered: ['cpu'] } as never)).rejects.toThrow(/^loadTf: unknown option "prefered" \(did you mean prefer\?\)/);
     expect(() => tfjsAutoTrace(42 as never)).toThrow(/^tfjsAutoTrace: options must be an object like \{ tf \}; got 42/);
     expect(() => tfjsAutoTrace({ tf: 42 as never })).toThrow(/^tfjsAutoTrace: tf must be the TensorFlow.js namespace/);
     expect(() => tfjsAutoTrace({ tfjs: tf } as never)).toThrow(/^tfjsAutoTrace: unknown option "tfjs" \(did you mean tf\?\); known options: tf$/);

@@ -20,6 +20,7 @@ const USER_API = [
 ];
 const INTEGRATION_API = [
   'resolveTf',
+  'LOAD_TF_OPTIONS',
   'isAsyncBackend',
   'DTYPE_BYTES',
   'dtypeBytes',

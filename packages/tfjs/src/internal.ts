@@ -1,6 +1,7 @@
 // `@dftracer/tfjs/internal`: what the integrations (ai, dynamo, the profiler) build on. Not for
 // programs: it may change with any release of the integrations.
 export { resolveTf } from './resolve.js';
+export { KEYS as LOAD_TF_OPTIONS } from './load/options.js';
 export type { TfCoreModule } from './resolve.js';
 export { isAsyncBackend } from './async-backend.js';
 export { DTYPE_BYTES, dtypeBytes, numel, tensorBytes } from './tensors.js';
