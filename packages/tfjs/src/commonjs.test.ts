@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readTrace, tempDir, traceFiles } from '@dftracer/testing';
 
 const TFJS_CJS = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
+const INTERNAL_CJS = fileURLToPath(new URL('../dist/internal.cjs', import.meta.url));
 const CORE_CJS = fileURLToPath(new URL('../../core/dist/index.cjs', import.meta.url));
 
 describe('require("@dftracer/tfjs")', () => {
@@ -16,7 +17,8 @@ describe('require("@dftracer/tfjs")', () => {
     writeFileSync(
       join(dir, 'app.cjs'),
       `const { initializeLog, finalize } = require(${JSON.stringify(CORE_CJS)});
-const { loadTf, resolveTf, currentTf } = require(${JSON.stringify(TFJS_CJS)});
+const { loadTf, currentTf } = require(${JSON.stringify(TFJS_CJS)});
+const { resolveTf } = require(${JSON.stringify(INTERNAL_CJS)});
 initializeLog({ logFile: 'trace' });
 loadTf({ prefer: ['cpu'] }).then((loaded) => {
   const sum = loaded.tf.tidy(() => loaded.tf.range(0, 8).sum().dataSync()[0]);
