@@ -152,7 +152,7 @@ Options:
     const rate = report.seconds > 0 ? `, ${fmtCount(records / report.seconds)} records/s` : '';
     const timing = `${report.seconds.toFixed(report.seconds < 10 ? 2 : 1)} s${rate}`;
     const nFiles = `${files.length} file${files.length === 1 ? '' : 's'}`;
-    const checked = `${fmtCount(report.events)} event${report.events === 1 ? '' : 's'} and ${fmtCount(report.metadata)} metadata record${report.metadata === 1 ? '' : 's'} checked`;
+    const checked = `${fmtCount(report.events)} event${report.events === 1 ? '' : 's'} and ${fmtCount(report.metadata)} metadata and counter record${report.metadata === 1 ? '' : 's'} checked`;
     const nWarnings = report.warnings > 0 ? `, ${fmtCount(report.warnings)} warning${report.warnings === 1 ? '' : 's'}` : '';
     if (!values.quiet) {
       // problem lines first, then warnings, --max-problems lines in all
@@ -425,7 +425,6 @@ ${ENGINE_HELP}
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
-    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const o = typeof values.output === 'string' ? values.output : '';
@@ -549,6 +548,7 @@ ${ENGINE_HELP}
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
+    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');

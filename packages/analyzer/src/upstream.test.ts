@@ -85,7 +85,7 @@ describe('committed upstream-layout fixtures', () => {
   it('the CLI: validate exits 0 with warnings, --strict exits 1, summary --json names files from FH or fname', () => {
     const ok = cli('validate', FIXTURES);
     expect(ok.code, ok.out).toBe(0);
-    expect(ok.out).toMatch(/valid: 9 files, [\d,]+ events and [\d,]+ metadata records checked, no problems, \d+ warnings/);
+    expect(ok.out).toMatch(/valid: 9 files, [\d,]+ events and [\d,]+ metadata and counter records checked, no problems, \d+ warnings/);
     const strict = cli('validate', '--strict', FIXTURES);
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/invalid: \d+ problems in 9 of 9 files \(strict \d+\)/);

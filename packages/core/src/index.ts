@@ -16,6 +16,7 @@ export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEnco
 // The plugin face: what integrations use instead of copies of their own.
 export { nowUs, perfMsToUs } from './recording/clock.js';
 export { warnOnce } from './plugin/warn-once.js';
+export { checkOptionKeys } from './plugin/option-keys.js';
 export { isDescriptor } from './plugin/descriptor.js';
 export { jsonArg } from './recording/json-arg.js';
 export type { JsonArg } from './recording/json-arg.js';

@@ -25,10 +25,7 @@ export interface DFTracerConfig {
   readonly disableIo: boolean;
   /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
   readonly compression: boolean;
-  /**
-   * DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level; with the hand-written encoder
-   * (`auto`, `custom`) 2–6 copy from more earlier lines and 7–9 are zlib at that level.
-   */
+  /** DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level. */
   readonly compressionLevel: number;
   /** DFTRACER_GZIP_ENCODER: which gzip encoder writes the batches (see GzipEncoder). */
   readonly gzipEncoder: GzipEncoder;
@@ -49,13 +46,10 @@ export interface DFTracerConfig {
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
 
 /**
- * - `zlib` (default): zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
- * - `auto`: the hand-written encoder, with zlib taking the batches where it writes fewer bytes
- *   (measured on a sample of batches), so a trace is never larger than zlib's: fewer bytes and
- *   less CPU on uniform floods of I/O events, more CPU elsewhere;
- * - `custom`: the hand-written encoder on every batch it can take, never measured (for comparisons).
+ * `zlib`, the one encoder: zlib on every batch, at DFTRACER_COMPRESSION_LEVEL. The hand-written
+ * DEFLATE encoder (`auto`, `custom`) is gone: on genuine traces it saved no bytes for more CPU.
  */
-export type GzipEncoder = 'auto' | 'custom' | 'zlib';
+export type GzipEncoder = 'zlib';
 
 /**
  * An open span: its id and nesting position are fixed when it is entered; its event is written when

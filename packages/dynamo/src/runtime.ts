@@ -1,5 +1,6 @@
 import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs/internal';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';

@@ -142,7 +142,6 @@ describe('counters', () => {
 
   it.each([
     ['plain', { DFTRACER_TRACE_COMPRESSION: '0' }],
-    ['gzip, hand-written encoder', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'custom' }],
     ['gzip, zlib', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'zlib' }],
     ['no writer thread', { DFTRACER_WRITER_THREAD: '0' }],
   ])('writes counter records through every encoder (%s), without metadata too', (_, env) => {

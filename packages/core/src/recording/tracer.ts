@@ -817,7 +817,7 @@ export class ThreadTracer implements Tracer {
     }
     // Formatted here from the interner's own arrays: no redefinition needs sending.
     this.interner.redefined.length = 0;
-    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m)));
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats));
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);

@@ -35,7 +35,7 @@ class Session {
       argsHead: init.argsHead,
       onTruncated: (n) => this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
     };
-    this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m));
+    this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats);
     this.counters = init.counters === null ? null : new WriterCounters(init.counters, this.file);
   }
 
