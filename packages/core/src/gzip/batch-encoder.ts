@@ -1,4 +1,3 @@
-import { gzipSync } from 'node:zlib';
 import type { EventColumns } from '../recording/columns.js';
 import type { FormatContext } from '../format/format-events.js';
 import { EventBytes } from '../format/event-bytes.js';
@@ -6,6 +5,7 @@ import type { GzipEncoder } from '../types.js';
 import { EncoderStats } from './encoder-stats.js';
 import { EventGzip, SOURCES } from './event-gzip.js';
 import { SizeGuard } from './size-guard.js';
+import { zlibDeflate, type Deflate } from './deflate.js';
 
 /** How a file's batches are written (DFTRACER_TRACE_COMPRESSION, _COMPRESSION_LEVEL, _GZIP_ENCODER). */
 export interface Encoding {
@@ -51,6 +51,8 @@ export class BatchEncoder {
     private readonly stats: EncoderStats = new EncoderStats(),
     /** Told the hand-written encoder's first error (its batch, and only it, went to zlib). */
     private readonly onFallback: (message: string) => void = noop,
+    /** What compresses text ("zlib" batches): threadDeflate() says which is safe on this thread. */
+    private readonly deflate: Deflate = zlibDeflate,
   ) {
     this.custom = encoding.compression && encoding.level <= MAX_CUSTOM_LEVEL && encoding.gzipEncoder !== 'zlib';
     this.guard = this.custom && encoding.gzipEncoder === 'auto' ? new SizeGuard() : null;
@@ -95,7 +97,7 @@ export class BatchEncoder {
       const probe: EventColumns = { ...cols, count: PROBE_EVENTS };
       const own = this.customBytes(gz, '', probe);
       if (own === null) return null;
-      const z = gzipSync(this.text('', probe, false), { level: this.encoding.level });
+      const z = this.deflate(this.text('', probe, false), this.encoding.level);
       if (!guard.keeps(own.length, z.length)) {
         guard.measured(own.length, z.length);
         return null;
@@ -128,7 +130,7 @@ export class BatchEncoder {
   private zlib(meta: string, cols: EventColumns, report: boolean): Buffer {
     const text = this.text(meta, cols, report);
     if (text.length === 0) return text;
-    return gzipSync(text, { level: this.encoding.level });
+    return this.deflate(text, this.encoding.level);
   }
 
   /** The batch's text as bytes (`report`: whether cut lines are told to ctx.onTruncated). */
