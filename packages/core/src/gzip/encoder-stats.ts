@@ -5,7 +5,7 @@
 export interface EncoderCounts {
   /** Batches written by the hand-written encoder. */
   readonly custom: number;
-  /** Batches written by zlib (chosen by the size guard, by the level, by DFTRACER_GZIP_ENCODER, or after an error). */
+  /** Batches of text through a general deflate (zlib; on worker threads js-gzip.ts), chosen by the size guard, the level, DFTRACER_GZIP_ENCODER, or after an error. */
   readonly zlib: number;
   /** Batches written uncompressed (DFTRACER_TRACE_COMPRESSION=0). */
   readonly plain: number;
