@@ -48,21 +48,21 @@ export interface WriterBatch {
 }
 
 /**
- * Bytes of buffers in flight before the producer waits. A crash loses what is queued plus the
- * buffer being filled: 1 + 15 buffers of 1 MiB is DFTracer's own default loss window (its 16 MiB
- * buffer), and ~80 k events absorb a burst without making the traced thread wait. Small buffers
- * get as many batches (up to MAX_BATCHES): counted in batches, 15 small ones filled in
- * milliseconds, and a writer held up that long (worker threads holding the file's lock while the
- * machine is oversubscribed) made the program wait.
+ * Batches in flight before the producer waits. A crash loses what is queued plus the buffer being
+ * filled: 1 + 15 buffers of 1 MiB is DFTracer's own default loss window (its 16 MiB buffer), and
+ * ~80 k events absorb a burst without making the traced thread wait. Small buffers get more
+ * batches, up to MIN_IN_FLIGHT_BYTES in all: 15 of 4 KiB fill in milliseconds, and a writer held
+ * up that long (worker threads holding the file's lock on an oversubscribed machine) made the
+ * program wait, while a small buffer still means a small loss window.
  */
-const IN_FLIGHT_BYTES = 15 << 20;
-const MIN_BATCHES = 15;
-const MAX_BATCHES = 256;
+const BATCHES_IN_FLIGHT = 15;
+const MIN_IN_FLIGHT_BYTES = 256 << 10;
 
 /** Batches in flight before the producer waits, for buffers of `bufferBytes` (DFTRACER_WRITE_BUFFER_SIZE). */
 export function maxInFlight(bufferBytes: number): number {
-  return Math.min(MAX_BATCHES, Math.max(MIN_BATCHES, Math.floor(IN_FLIGHT_BYTES / Math.max(1, bufferBytes))));
+  return Math.max(BATCHES_IN_FLIGHT, Math.ceil(MIN_IN_FLIGHT_BYTES / Math.max(1, bufferBytes)));
 }
+
 /** A writer that makes no progress for this long is considered dead. */
 const STALL_MS = 10_000;
 
