@@ -100,7 +100,8 @@ describe('counters', () => {
     const trace = readTrace(traceFiles(dir)[0]!);
     expect(traceProblems(trace)).toEqual([]);
     const cpu = named(trace, 'cpu').sort((a, b) => a.ts - b.ts);
-    expect(cpu.length).toBeGreaterThan(10);
+    // One writer thread among five on a core: its timer fires late, but some windows of ≥ 50 ms are read.
+    expect(cpu.length).toBeGreaterThanOrEqual(5);
     // (each series is written to 3 decimals)
     for (const c of cpu) expect(c.args.user_pct + c.args.system_pct).toBeLessThanOrEqual(100.002);
     // Each sample covers the time since the one before: over the busy stretch their sum is the CPU

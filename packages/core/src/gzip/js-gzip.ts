@@ -3,7 +3,8 @@
  * instruction compress with. Node's zlib creates its native stream and initializes it in two
  * steps; a worker terminated between them leaves an uninitialized stream, and tearing down the
  * worker's environment then aborts the whole process (node_zlib.cc: "close before init").
- * Greedy LZ77 with one hash probe per position (zlib -1's strategy), written by deflate-block.ts.
+ * Greedy LZ77 over hash chains, a few probes per position (zlib -1's strategy), written by
+ * deflate-block.ts.
  */
 import { CRC_START, crcBytes, crcFinish } from './crc32.js';
 import { DeflateTokens, MAX_MATCH, WINDOW, gzipMember } from './deflate-block.js';
@@ -14,6 +15,10 @@ const HASHED = 4;
 /** Inside matches up to this long every position is hashed; longer ones only at their end (as zlib -1). */
 const INSERT_WITHIN = 32;
 
+/** Earlier positions with the same hash looked at for a longer match (zlib -1 looks at 4). */
+const PROBES = 4;
+const MASK = WINDOW - 1;
+
 const tokens = new DeflateTokens();
 /**
  * Per hash, the last position with it, as `base + index`: each call takes a fresh range of values
@@ -21,6 +26,8 @@ const tokens = new DeflateTokens();
  * clearing of the whole table.
  */
 const head = new Int32Array(1 << HASH_BITS);
+/** Per position (mod the window), the previous position with its hash, as in `head`. */
+const prev = new Int32Array(WINDOW);
 let base = 0;
 
 /** The gzip member of `data` (one dynamic-Huffman block), as `gunzip` and zlib read it. */
@@ -31,6 +38,7 @@ export function jsGzip(data: Uint8Array): Buffer {
   const tok = tokens.buf;
   if (base > 2 ** 30 - n) {
     head.fill(0);
+    prev.fill(0);
     base = 0;
   }
   const b0 = base + WINDOW + 1;
@@ -40,16 +48,37 @@ export function jsGzip(data: Uint8Array): Buffer {
   const last = n - HASHED;
   while (i <= last) {
     const h = hash(data, i);
-    const c = head[h]! - b0;
+    let c = head[h]! - b0;
+    prev[i & MASK] = head[h]!;
     head[h] = b0 + i;
-    if (i - c <= WINDOW && data[c] === data[i] && data[c + 1] === data[i + 1] && data[c + 2] === data[i + 2] && data[c + 3] === data[i + 3]) {
-      const max = Math.min(MAX_MATCH * 64, n - i);
-      let len = HASHED;
-      while (len < max && data[c + len] === data[i + len]) len++;
-      t = tokens.match(t, len, i - c);
-      const end = i + len;
-      let k = len <= INSERT_WITHIN ? i + 1 : end - 1;
-      for (; k < end && k <= last; k++) head[hash(data, k)] = b0 + k;
+    const max = Math.min(MAX_MATCH * 64, n - i);
+    let best = 0;
+    let dist = 0;
+    for (let p = 0; p < PROBES && c >= 0 && i - c <= WINDOW; p++) {
+      // A longer match must also differ nowhere up to the best one's end: test that byte first.
+      if (data[c + best] === data[i + best] && data[c] === data[i] && data[c + 1] === data[i + 1] && data[c + 2] === data[i + 2] && data[c + 3] === data[i + 3]) {
+        let len = HASHED;
+        while (len < max && data[c + len] === data[i + len]) len++;
+        if (len > best) {
+          best = len;
+          dist = i - c;
+          if (len === max) break;
+        }
+      }
+      const next = prev[c & MASK]! - b0;
+      // A slot overwritten by a newer position ends the chain.
+      if (next >= c) break;
+      c = next;
+    }
+    if (best >= HASHED) {
+      t = tokens.match(t, best, dist);
+      const end = i + best;
+      let k = best <= INSERT_WITHIN ? i + 1 : end - 1;
+      for (; k < end && k <= last; k++) {
+        const hk = hash(data, k);
+        prev[k & MASK] = head[hk]!;
+        head[hk] = b0 + k;
+      }
       i = end;
     } else {
       const b = data[i]!;
