@@ -38,7 +38,7 @@ console.log(`\n@dftracer/ai bench (node ${process.version}, tfjs 4.22, every tra
 const e = eventCase();
 const us = (x) => `${x >= 0 ? '+' : ''}${f(x, 2)} µs`;
 console.log(`one ai.compute.forward event around a tiny tf op (cpu, tf.add of scalars, ${f(e.rawUs, 2)} µs raw; ${e.clock}, median of ${e.rounds} per-round differences, ${e.calls} calls a round):`);
-console.log('| per call, above the raw call | with useTf tensor hooks (out_shape, out_bytes, memory deltas) | goal | same event without hooks | core dftFn, same step args (reference) |');
+console.log('| per call, above the raw call | with useTf tensor hooks (out_shape, out_bytes, memory deltas) | goal | same event without hooks | floor: core dftFn, same step args |');
 console.log('|---|---|---|---|---|');
 console.log(`| main thread | ${us(e.hookedUs)} | ≤ +0.5 µs | ${us(e.plainUs)} | ${us(e.dftfnUs)} |`);
 console.log(`| process (writer thread included) | ${us(e.hookedProcUs)} | — | — | ${us(e.dftfnProcUs)} |\n`);

@@ -348,7 +348,8 @@ class Runtime {
     const slot = this.slotFor(tracer, c);
     const inputs = slot.inputs.text(c.inputs);
     const outputs = slot.outputs.text(c.outputs);
-    if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
+    // deviceTicket is -1 unless a device timer runs: the common case reads nothing more.
+    if (c.deviceTicket >= 0 && timing !== null && timing.decision.mode === 'timestamp') {
       // Written once the GPU's timestamps are read back, with device_us and a device-track event.
       const span = tracer.reserve(ts);
       const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs, outputs };

@@ -3,7 +3,7 @@
  * the process (the writer thread's, each traced thread's own) counts into one SharedArrayBuffer.
  */
 export interface EncoderCounts {
-  /** Batches written as gzip members by zlib. */
+  /** Batches written as gzip members (by zlib; on worker threads by js-gzip.ts). */
   readonly zlib: number;
   /** Batches written uncompressed (DFTRACER_TRACE_COMPRESSION=0). */
   readonly plain: number;

@@ -4,3 +4,4 @@
  */
 export { BatchEncoder, type Encoding } from './batch-encoder.js';
 export { ENCODER_STATS_BYTES, EncoderStats, type EncoderCounts } from './encoder-stats.js';
+export { jsDeflate, threadDeflate, zlibDeflate, type Deflate } from './deflate.js';

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
 import { underPrefix } from '../config/data-dirs.js';
@@ -9,7 +8,7 @@ import { Interner } from './interner.js';
 import { metadataLine } from '../format/metadata-line.js';
 import { safeJson } from '../format/safe-json.js';
 import { type FormatContext } from '../format/format-events.js';
-import { BatchEncoder } from '../gzip/index.js';
+import { BatchEncoder, threadDeflate } from '../gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from '../format/line-format.js';
 import { COUNT_SLOT, ID_BLOCK, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
@@ -733,7 +732,8 @@ export class ThreadTracer implements Tracer {
   closeArray(): void {
     const text = ']\n';
     const f = this.file.shared;
-    this.file.write(f.encoding.compression ? gzipSync(text, { level: f.encoding.level }) : Buffer.from(text), 0);
+    const bytes = Buffer.from(text);
+    this.file.write(f.encoding.compression ? threadDeflate()(bytes, f.encoding.level) : bytes, 0);
   }
 
   /** Records written to the file so far, metadata included (what `end.num_events` says). */
@@ -747,7 +747,7 @@ export class ThreadTracer implements Tracer {
     try {
       const every = this.config.countersIntervalMs;
       const counters = every > 0 ? { intervalMs: every, pid: this.identity.pid, tid: this.identity.tid, hhash: this.hostHash } : null;
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters);
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters, this.config.writeBufferSize);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }
@@ -817,7 +817,7 @@ export class ThreadTracer implements Tracer {
     }
     // Formatted here from the interner's own arrays: no redefinition needs sending.
     this.interner.redefined.length = 0;
-    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats));
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, threadDeflate()));
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);
