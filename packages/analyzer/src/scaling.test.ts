@@ -1,0 +1,83 @@
+/**
+ * A guard against the next quadratic path: every command runs on n and 4n events of the same
+ * kind of trace, and fails when the 4n run takes more than 6 times the n run (linear is 4; a
+ * quadratic path is 16). A ratio within one run, not a timed test: it holds on a slow or busy
+ * machine. Each size is timed a few times after a warm-up and the fastest run counts, so a pause
+ * of the machine does not make a ratio.
+ *
+ * The line-reading commands (validate, merge) run on 1,200 and 4,800 events: both traces fit in
+ * one 1 MiB read chunk, where a search that runs on to the end of the chunk instead of the line
+ * (merge's bug in issue 33) is quadratic in the events. The DuckDB commands run on 5,000 and 20,000
+ * events, enough that their per-event work outweighs opening the database.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './fixtures.test-util.js';
+import { writeSyntheticTrace } from './synthetic.test-util.js';
+import { validateFiles } from './validate.js';
+import { mergeTraces } from './merge.js';
+import { summarize } from './summary.js';
+import { compareSummaries } from './compare.js';
+import { queryTraces } from './query.js';
+import { exportPerfetto } from './export-perfetto.js';
+import { exportParquet } from './export-parquet.js';
+import { writeReport } from './report.js';
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+const MAX_RATIO = 6;
+const SMALL = 1_200;
+const LARGE = 5_000;
+
+/** Traces of n and 4n events (and a second run of each, for compare), by n. */
+const traces = new Map<number, { a: string; b: string }>();
+
+beforeAll(() => {
+  for (const n of [SMALL, 4 * SMALL, LARGE, 4 * LARGE]) {
+    traces.set(n, {
+      a: writeSyntheticTrace({ path: join(dir, `a-${n}.pfw.gz`), events: n, seed: 7 }).path,
+      b: writeSyntheticTrace({ path: join(dir, `b-${n}.pfw.gz`), events: n, seed: 8, pid: 5151 }).path,
+    });
+  }
+});
+
+/** The fastest of `repeats` runs, in ms. */
+async function fastest(fn: () => Promise<unknown>, repeats: number): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    await fn();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
+
+type Command = (t: { a: string; b: string }, n: number) => Promise<unknown>;
+
+const commands: Array<[string, number, number, Command]> = [
+  ['validate', SMALL, 5, (t) => validateFiles([t.a], { threads: 0 })],
+  ['merge', SMALL, 5, (t, n) => mergeTraces([t.a, t.b], join(dir, `merged-${n}.pfw.gz`))],
+  ['summary', LARGE, 2, (t) => summarize([t.a])],
+  ['compare', LARGE, 2, async (t) => compareSummaries(await summarize([t.a]), await summarize([t.b]))],
+  ['query', LARGE, 2, (t) => queryTraces('SELECT name, count(*) AS n, sum(dur) AS d FROM events GROUP BY name ORDER BY d DESC', [t.a])],
+  ['export --perfetto', LARGE, 2, (t, n) => exportPerfetto([t.a], join(dir, `p-${n}.json.gz`))],
+  ['export --parquet', LARGE, 2, (t, n) => exportParquet([t.a], join(dir, `e-${n}.parquet`))],
+  ['report', LARGE, 2, (t, n) => writeReport([t.a], join(dir, `r-${n}.html`))],
+];
+
+describe('every command is linear in the events: time(4n) / time(n) ≤ 6', () => {
+  it.each(commands)(
+    '%s',
+    async (_name, n, repeats, run) => {
+      const small = traces.get(n)!;
+      const large = traces.get(4 * n)!;
+      await run(small, n); // warm-up: modules, JIT, DuckDB's first open
+      const tSmall = await fastest(() => run(small, n), repeats);
+      const tLarge = await fastest(() => run(large, 4 * n), repeats);
+      const ratio = tLarge / tSmall;
+      expect(ratio, `${n} events: ${tSmall.toFixed(1)} ms, ${4 * n}: ${tLarge.toFixed(1)} ms`).toBeLessThanOrEqual(MAX_RATIO);
+    },
+    120_000,
+  );
+});
