@@ -103,15 +103,16 @@ const validate: Command = {
   help: `Usage: dftracer validate [options] FILE… | DIR | GLOB
 
 Checks each trace against the DFTracer layout and reports every kind of problem found, with
-file and line: the "[" header and one JSON object per line with fields in order; unique ids;
-p_idx naming an enclosing event (and level = parent's + 1); every fhash/hhash/*_hash resolved
+file and line: the "[" header and one JSON object per line with fields in order; ids unique
+per process; p_idx naming an enclosing event of its process (and level = parent's + 1); every fhash/hhash/*_hash resolved
 by FH/HH/SH metadata; start first and end last with a correct num_events; no partially
 overlapping slices on one pid/tid; kernels on a GPU device track (args.device_track) one after
 another; truncated or corrupt gzip.
 
 Every layout DFTracer has written is accepted: numbers as strings (2023), integer hashes and a
 closing "]" without newline (2024), 16-hex hashes (2025), num_events counting metadata or not,
-several runs appended in one file (each checked on its own). What is genuine in upstream traces
+several runs appended in one file (each checked on its own), dftracer_merge output (each
+process's own ids, a blank line before "]"). What is genuine in upstream traces
 but worth knowing is a warning: a trace without its end event (a killed process), an older
 layout, ids used twice by a fork child, ids that start again (another run appended), a p_idx
 naming a parent still open at finalize. --strict makes warnings errors.
