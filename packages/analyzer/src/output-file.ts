@@ -228,8 +228,9 @@ export async function writeOutput<T>(label: string, target: string, body: (out: 
     return r;
   } catch (e) {
     await out.discard();
+    // a file-system error on the temporary file (a writer that opened it itself), not on an input
     const err = e as NodeJS.ErrnoException;
-    throw typeof err?.code === 'string' && err.syscall !== undefined ? outputError(label, target, e) : e;
+    throw typeof err?.code === 'string' && err.path === out.path ? outputError(label, target, e) : e;
   }
 }
 
