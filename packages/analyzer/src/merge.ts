@@ -316,7 +316,34 @@ class MemberWriter {
   /** Bytes [s, e) of `src`. */
   copy(src: Buffer, s: number, e: number): void {
     this.room(e - s);
-    this.len += src.copy(this.buf, this.len, s, e);
+    if (e - s > 256) {
+      this.len += src.copy(this.buf, this.len, s, e);
+      return;
+    }
+    // a loop beats Buffer#copy for the pieces of a line (it makes a view per call)
+    const b = this.buf;
+    let o = this.len;
+    for (let i = s; i < e; i++) b[o++] = src[i]!;
+    this.len = o;
+  }
+
+  /** A non-negative integer's digits. */
+  int(v: number): void {
+    if (v >= 1e15) {
+      this.text(String(v));
+      return;
+    }
+    this.room(16);
+    const b = this.buf;
+    let n = 1;
+    for (let x = v; x >= 10; x = Math.floor(x / 10)) n++;
+    let o = this.len + n;
+    this.len = o;
+    let x = v;
+    do {
+      b[--o] = 48 + (x % 10);
+      x = Math.floor(x / 10);
+    } while (x > 0);
   }
 
   text(t: string): void {
@@ -360,6 +387,11 @@ class MemberWriter {
 }
 
 const NAME_KEY = Buffer.from('"name":"');
+
+/** The line starts with `{"id":`. */
+function startsWithId(l: Buffer): boolean {
+  return l.length > 6 && l[0] === 123 && l[1] === 34 && l[2] === 105 && l[3] === 100 && l[4] === 34 && l[5] === 58;
+}
 const PH_KEY = Buffer.from('"ph":"');
 const ARGS_KEY = Buffer.from('"args":{');
 
@@ -421,15 +453,16 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
       // the chunk whenever the line lacks the text. Fields come in the layout's order (id, name,
       // cat, pid, tid, ts, dur, ph, args), so each search starts where the previous one ended.
       const line = b.subarray(s, e);
-      const id = line.compare(ID_PREFIX, 0, ID_PREFIX.length, 0, ID_PREFIX.length) === 0 ? readInt(line, ID_PREFIX.length) : -1;
+      const id = startsWithId(line) ? readInt(line, ID_PREFIX.length) : -1;
       const idEnd = id >= 0 ? intEnd : 0;
       let from = idEnd;
       const np = line.indexOf(NAME_KEY, from);
       let lifecycle: 0 | 1 | 2 = 0;
       if (np >= 0) {
         from = np;
-        if (line.compare(START, 0, START.length, np, Math.min(np + START.length, line.length)) === 0) lifecycle = 1;
-        else if (line.compare(END, 0, END.length, np, Math.min(np + END.length, line.length)) === 0) lifecycle = 2;
+        const c = line[np + NAME_KEY.length]; // compared only for names that begin like start or end
+        if (c === 115 && line.compare(START, 0, START.length, np, Math.min(np + START.length, line.length)) === 0) lifecycle = 1;
+        else if (c === 101 && line.compare(END, 0, END.length, np, Math.min(np + END.length, line.length)) === 0) lifecycle = 2;
       }
       let pp = line.indexOf(PID, from);
       if (pp < 0 && from > 0) pp = line.indexOf(PID);
@@ -457,19 +490,19 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
       if (shift !== 0 && id >= 0) {
         const q = line[ID_PREFIX.length] === 34 ? 1 : 0;
         w.copy(line, 0, ID_PREFIX.length + q);
-        w.text(String(id + shift));
+        w.int(id + shift);
         at = idEnd;
       }
       if (newPid !== pid && pp >= at) {
         const q = line[pp + PID.length] === 34 ? 1 : 0;
         w.copy(line, at, pp + PID.length + q);
-        w.text(String(newPid));
+        w.int(newPid);
         at = pidEnd;
       }
       if (shift !== 0 && pIdx >= 0 && xp >= at) {
         const q = line[xp + PIDX.length] === 34 ? 1 : 0;
         w.copy(line, at, xp + PIDX.length + q);
-        w.text(String(pIdx + shift));
+        w.int(pIdx + shift);
         at = pIdxEnd;
       }
       w.copy(line, at, line.length);
