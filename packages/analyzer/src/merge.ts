@@ -388,6 +388,13 @@ class MemberWriter {
 
 const NAME_KEY = Buffer.from('"name":"');
 
+/** `key` is at `p` in `l`. */
+function keyAt(l: Buffer, p: number, key: Buffer): boolean {
+  if (p < 0 || p + key.length > l.length) return false;
+  for (let i = 0; i < key.length; i++) if (l[p + i] !== key[i]) return false;
+  return true;
+}
+
 /** The line starts with `{"id":`. */
 function startsWithId(l: Buffer): boolean {
   return l.length > 6 && l[0] === 123 && l[1] === 34 && l[2] === 105 && l[3] === 100 && l[4] === 34 && l[5] === 58;
@@ -456,7 +463,8 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
       const id = startsWithId(line) ? readInt(line, ID_PREFIX.length) : -1;
       const idEnd = id >= 0 ? intEnd : 0;
       let from = idEnd;
-      const np = line.indexOf(NAME_KEY, from);
+      // `,"name":"` right after the id (the layout's order), else searched for
+      const np = keyAt(line, idEnd + 1, NAME_KEY) ? idEnd + 1 : line.indexOf(NAME_KEY, from);
       let lifecycle: 0 | 1 | 2 = 0;
       if (np >= 0) {
         from = np;
@@ -475,7 +483,7 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
       else if (kind === 77 /* M */) res.metadata++;
       else res.otherLines++;
       if (ph > from) from = ph;
-      const ap = line.indexOf(ARGS_KEY, from);
+      const ap = ph >= 0 && keyAt(line, ph + PH_KEY.length + 3, ARGS_KEY) ? ph + PH_KEY.length + 3 : line.indexOf(ARGS_KEY, from); // `"ph":"X","args":{`
       const xp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
       const pIdx = xp >= 0 ? readInt(line, xp + PIDX.length) : -1;
       const pIdxEnd = intEnd;
