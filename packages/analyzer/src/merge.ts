@@ -120,8 +120,6 @@ async function forEachLine(
   return reader;
 }
 
-const PH_X = Buffer.from('"ph":"X"');
-const PH_M = Buffer.from('"ph":"M"');
 
 /**
  * Where one run of an appended file ends and the next begins (see `validate`; here without
@@ -189,16 +187,62 @@ class RunTracker {
 const START = Buffer.from('"name":"start","cat":"dftracer"');
 const END = Buffer.from('"name":"end","cat":"dftracer"');
 
+/** The fields of one record line that merge reads or edits (positions within the line). */
+interface RecordKeys {
+  /** -1: none (also for the positions). */
+  id: number;
+  idEnd: number;
+  pid: number;
+  /** Where `,"pid":` starts, and where its number ends. */
+  pp: number;
+  pidEnd: number;
+  /** 1: the `start` event, 2: the `end` event, else 0. */
+  lifecycle: 0 | 1 | 2;
+  /** The byte after `"ph":"` (88 X, 77 M), -1 when none. */
+  kind: number;
+  pIdx: number;
+  /** Where `"p_idx":` starts, and where its number ends. */
+  xp: number;
+  pIdxEnd: number;
+}
+
+/** One object, reused for every line (no allocation per line). */
+const keys: RecordKeys = { id: -1, idEnd: 0, pid: -1, pp: -1, pidEnd: 0, lifecycle: 0, kind: -1, pIdx: -1, xp: -1, pIdxEnd: 0 };
+
 /**
- * A record's id, pid and whether it is the `start` (1) or `end` (2) event, for `RunTracker`.
- * Every search is bounded by the line (a view of it): searching `b` from `s` would run on to the
- * end of the chunk whenever the line lacks the text, once per line (quadratic in the chunk).
+ * Read a record line's keys. Every search is within the line (a view of it): searching the chunk
+ * from the line's start would run on to the end of the chunk whenever the line lacks the text,
+ * once per line (quadratic). Fields come in the layout's order (id, name, cat, pid, tid, ts, dur,
+ * ph, args), so each search starts where the previous one ended, and `name` and `args` are first
+ * looked for at their places. The result is valid until the next call.
  */
-function recordKeys(line: Buffer): [number, number, 0 | 1 | 2] {
-  const id = line.compare(ID_PREFIX, 0, ID_PREFIX.length, 0, ID_PREFIX.length) === 0 ? readInt(line, ID_PREFIX.length) : -1;
-  const pp = line.indexOf(PID);
-  const pid = pp >= 0 ? readInt(line, pp + PID.length) : -1;
-  return [id, pid, line.indexOf(START) >= 0 ? 1 : line.indexOf(END) >= 0 ? 2 : 0];
+function parseRecord(line: Buffer): RecordKeys {
+  const k = keys;
+  k.id = startsWithId(line) ? readInt(line, ID_PREFIX.length) : -1;
+  k.idEnd = k.id >= 0 ? intEnd : 0;
+  let from = k.idEnd;
+  const np = keyAt(line, k.idEnd + 1, NAME_KEY) ? k.idEnd + 1 : line.indexOf(NAME_KEY, from);
+  k.lifecycle = 0;
+  if (np >= 0) {
+    from = np;
+    const c = line[np + NAME_KEY.length]; // compared only for names that begin like start or end
+    if (c === 115 && keyAt(line, np, START)) k.lifecycle = 1;
+    else if (c === 101 && keyAt(line, np, END)) k.lifecycle = 2;
+  }
+  let pp = line.indexOf(PID, from);
+  if (pp < 0 && from > 0) pp = line.indexOf(PID);
+  k.pp = pp;
+  k.pid = pp >= 0 ? readInt(line, pp + PID.length) : -1;
+  k.pidEnd = intEnd;
+  if (pp > from) from = pp;
+  const ph = line.indexOf(PH_KEY, from);
+  k.kind = ph >= 0 ? line[ph + PH_KEY.length]! : -1;
+  if (ph > from) from = ph;
+  const ap = ph >= 0 && keyAt(line, ph + PH_KEY.length + 3, ARGS_KEY) ? ph + PH_KEY.length + 3 : line.indexOf(ARGS_KEY, from); // `"ph":"X","args":{`
+  k.xp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
+  k.pIdx = k.xp >= 0 ? readInt(line, k.xp + PIDX.length) : -1;
+  k.pIdxEnd = intEnd;
+  return k;
 }
 
 /** A line that is only `[` or `]`: its byte; 0 otherwise. */
@@ -264,15 +308,14 @@ async function scanFile(file: string, onProgress?: (n: number) => void): Promise
         r.other++;
         return;
       }
-      const line = b.subarray(s, e);
-      const [id, pid, lifecycle] = recordKeys(line);
+      const { id, pid, lifecycle, kind } = parseRecord(b.subarray(s, e));
       const run = runs.record(id, pid, lifecycle);
       while (r.runMaxIds.length <= run) r.runMaxIds.push(-1);
       if (id > r.runMaxIds[run]!) r.runMaxIds[run] = id;
       if (id > r.maxId) r.maxId = id;
       if (pid >= 0) r.pids.add(pid);
-      if (line.indexOf(PH_X) >= 0) r.events++;
-      else if (line.indexOf(PH_M) >= 0) r.metadata++;
+      if (kind === 88 /* X */) r.events++;
+      else if (kind === 77 /* M */) r.metadata++;
       else r.other++;
     },
     onProgress,
@@ -456,37 +499,12 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
         w.newline();
         return;
       }
-      // Every search is within the line (a view of it): searching `b` would run on to the end of
-      // the chunk whenever the line lacks the text. Fields come in the layout's order (id, name,
-      // cat, pid, tid, ts, dur, ph, args), so each search starts where the previous one ended.
       const line = b.subarray(s, e);
-      const id = startsWithId(line) ? readInt(line, ID_PREFIX.length) : -1;
-      const idEnd = id >= 0 ? intEnd : 0;
-      let from = idEnd;
-      // `,"name":"` right after the id (the layout's order), else searched for
-      const np = keyAt(line, idEnd + 1, NAME_KEY) ? idEnd + 1 : line.indexOf(NAME_KEY, from);
-      let lifecycle: 0 | 1 | 2 = 0;
-      if (np >= 0) {
-        from = np;
-        const c = line[np + NAME_KEY.length]; // compared only for names that begin like start or end
-        if (c === 115 && line.compare(START, 0, START.length, np, Math.min(np + START.length, line.length)) === 0) lifecycle = 1;
-        else if (c === 101 && line.compare(END, 0, END.length, np, Math.min(np + END.length, line.length)) === 0) lifecycle = 2;
-      }
-      let pp = line.indexOf(PID, from);
-      if (pp < 0 && from > 0) pp = line.indexOf(PID);
-      const pid = pp >= 0 ? readInt(line, pp + PID.length) : -1;
-      const pidEnd = intEnd;
-      if (pp > from) from = pp;
-      const ph = line.indexOf(PH_KEY, from);
-      const kind = ph >= 0 ? line[ph + PH_KEY.length] : ph;
-      if (kind === 88 /* X */) res.events++;
-      else if (kind === 77 /* M */) res.metadata++;
+      const rec = parseRecord(line);
+      const { id, idEnd, pid, pidEnd, pp, lifecycle, pIdx, pIdxEnd, xp } = rec;
+      if (rec.kind === 88 /* X */) res.events++;
+      else if (rec.kind === 77 /* M */) res.metadata++;
       else res.otherLines++;
-      if (ph > from) from = ph;
-      const ap = ph >= 0 && keyAt(line, ph + PH_KEY.length + 3, ARGS_KEY) ? ph + PH_KEY.length + 3 : line.indexOf(ARGS_KEY, from); // `"ph":"X","args":{`
-      const xp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
-      const pIdx = xp >= 0 ? readInt(line, xp + PIDX.length) : -1;
-      const pIdxEnd = intEnd;
       const run = runs.record(id, pid, lifecycle);
       while (shifts.length <= run) shifts.push(first && shifts.length === 0 ? 0 : top + 1);
       const shift = shifts[run]!;
