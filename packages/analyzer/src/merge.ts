@@ -263,6 +263,7 @@ function joinedRecord(b: Buffer, s: number, e: number): number {
 interface FileScan {
   /** The largest id of each run (one run unless traces were appended in the file). */
   runMaxIds: number[];
+  /** The largest id or p_idx. */
   maxId: number;
   pids: Set<number>;
   lines: number;
@@ -308,11 +309,12 @@ async function scanFile(file: string, onProgress?: (n: number) => void): Promise
         r.other++;
         return;
       }
-      const { id, pid, lifecycle, kind } = parseRecord(b.subarray(s, e));
+      const { id, pid, lifecycle, kind, pIdx } = parseRecord(b.subarray(s, e));
       const run = runs.record(id, pid, lifecycle);
       while (r.runMaxIds.length <= run) r.runMaxIds.push(-1);
       if (id > r.runMaxIds[run]!) r.runMaxIds[run] = id;
-      if (id > r.maxId) r.maxId = id;
+      // a p_idx naming a parent never written (open at finalize) must not be given to a later file
+      if (Math.max(id, pIdx) > r.maxId) r.maxId = Math.max(id, pIdx);
       if (pid >= 0) r.pids.add(pid);
       if (kind === 88 /* X */) r.events++;
       else if (kind === 77 /* M */) r.metadata++;
