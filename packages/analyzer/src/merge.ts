@@ -568,7 +568,10 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
     for (let k = 0; k < inputs.length; k++) {
       const file = inputs[k]!;
       const size = sizes[k]!;
-      if (k === 0 && gzOut && (await isGzipFile(file)) && (await copyFirst(file, st, w, (n) => opts.onProgress?.(n / 2)))) {
+      // the first file is scanned, then copied or rewritten: each pass counts half its size
+      const scanned = k === 0 && gzOut && (await isGzipFile(file));
+      const part = scanned ? 0.5 : 1;
+      if (scanned && (await copyFirst(file, st, w, (n) => opts.onProgress?.(n * part)))) {
         done += size;
         opts.onProgress?.(done);
         continue;
@@ -577,7 +580,8 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
         w.text('[\n');
         res.lines++;
       }
-      await mergeFile(file, k === 0, st, w, (n) => opts.onProgress?.(done + n));
+      const before = done + size * (1 - part);
+      await mergeFile(file, k === 0, st, w, (n) => opts.onProgress?.(before + n * part));
       done += size;
     }
     // the array is closed after the last file, as DFTracer's own tools write a merged trace
