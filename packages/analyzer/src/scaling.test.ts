@@ -3,7 +3,8 @@
  * kind of trace, and fails when the 4n run takes more than 6 times the n run (linear is 4; a
  * quadratic path is 16). A ratio within one run, not a timed test: it holds on a slow or busy
  * machine. Each size is timed a few times (the first small run warming up: modules, JIT,
- * DuckDB's first open) and the fastest counts, so a pause of the machine does not make a ratio.
+ * DuckDB's first open) and the fastest counts, so a pause of the machine does not make a ratio;
+ * a ratio over 6 is measured once more, and fails only when it is over again.
  *
  * The line-reading commands (validate, merge) run on 1,200 and 4,800 events: both traces fit in
  * one 1 MiB read chunk, where a search that runs on to the end of the chunk instead of the line
@@ -58,8 +59,8 @@ async function fastest(fn: () => Promise<unknown>, repeats: number): Promise<num
 type Command = (t: { a: string; b: string }, n: number) => Promise<unknown>;
 
 const commands: Array<[string, number, number, Command]> = [
-  ['validate', SMALL, 5, (t) => validateFiles([t.a], { threads: 0 })],
-  ['merge', SMALL, 5, (t, n) => mergeTraces([t.a, t.b], join(dir, `merged-${n}.pfw.gz`))],
+  ['validate', SMALL, 10, (t) => validateFiles([t.a], { threads: 0 })],
+  ['merge', SMALL, 10, (t, n) => mergeTraces([t.a, t.b], join(dir, `merged-${n}.pfw.gz`))],
   ['summary', LARGE, 2, (t) => summarize([t.a])],
   ['compare', LARGE, 2, async (t) => compareSummaries(await summarize([t.a]), await summarize([t.b]))],
   ['query', LARGE, 2, (t) => queryTraces('SELECT name, count(*) AS n, sum(dur) AS d FROM events GROUP BY name ORDER BY d DESC', [t.a])],
@@ -74,10 +75,16 @@ describe('every command is linear in the events: time(4n) / time(n) ≤ 6', () =
     async (_name, n, repeats, run) => {
       const small = traces.get(n)!;
       const large = traces.get(4 * n)!;
-      const tSmall = await fastest(() => run(small, n), repeats); // the first run warms up
-      const tLarge = await fastest(() => run(large, 4 * n), repeats);
-      const ratio = tLarge / tSmall;
-      expect(ratio, `${n} events: ${tSmall.toFixed(1)} ms, ${4 * n}: ${tLarge.toFixed(1)} ms`).toBeLessThanOrEqual(MAX_RATIO);
+      // a second measurement when the first is over: a busy machine can slow every large run of
+      // one measurement, while a quadratic path is over in both
+      let seen = '';
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const tSmall = await fastest(() => run(small, n), repeats); // the first run warms up
+        const tLarge = await fastest(() => run(large, 4 * n), repeats);
+        seen += `${seen ? '; then ' : ''}${n} events: ${tSmall.toFixed(1)} ms, ${4 * n}: ${tLarge.toFixed(1)} ms`;
+        if (tLarge / tSmall <= MAX_RATIO) return;
+      }
+      expect.fail(`time(4n) / time(n) over ${MAX_RATIO} twice: ${seen}`);
     },
     120_000,
   );
