@@ -111,7 +111,7 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
 
 /** A fresh taxonomy tree (the package's `ai` is one; tests may build their own). */
 export function createAI(): AI {
-  const root = instrument(ROOT_CAT, ROOT_NAME, { iter: { wait: ITER_NAME, hold: BLOCK_NAME, counter: ITER_COUNT_NAME } });
+  const root = instrument(ROOT_CAT, ROOT_NAME, { iter: { wait: ITER_NAME, hold: BLOCK_NAME, counter: ITER_COUNT_NAME }, used: 'ai' });
   const ai = tracerOf(root) as AI;
   for (const [cat, names] of Object.entries(TAXONOMY)) {
     const catIns = root.child(cat, { cat });

@@ -1,5 +1,7 @@
 export { initializeLog, finalize, getTime, logMetadata, addPlugin } from './api/lifecycle.js';
 export { VERSION } from './api/version.js';
+export { setAppMetadata } from './api/app-metadata.js';
+export type { AppMetadataValue } from './api/app-metadata.js';
 export type { InitOptions, DFTracerLogger } from './api/lifecycle.js';
 export { dftFn, Profile } from './api/dft-fn.js';
 export type { DftFn, DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './api/dft-fn.js';

@@ -1,5 +1,7 @@
 import type { Duck } from '../duck.js';
 import { readJsonSql } from '../read-json.js';
+// The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
+import { END_ROWS_SQL } from '../run-info.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
 import { steadyGrowth, type Growth, type StepMark } from './leak.js';
 
@@ -50,7 +52,7 @@ const MIN_BYTES = 64 * 1024;
 export async function summarizeCounters(duck: Duck, files: string[], wallUs: ReadonlyMap<number, number>): Promise<ProcessCounters[]> {
   const src = await readJsonSql(files, { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' }, duck.tempDir);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_src AS SELECT filename AS trace, ph, pid, tid, ts, cat, name, args FROM (${src})
-    WHERE ph = 'C' OR (ph = 'X' AND json_exists(args, '$.step'))`);
+    WHERE (ph = 'C' AND NOT json_exists(args, '$.dft_cnt')) OR (ph = 'X' AND json_exists(args, '$.step')) OR ${END_ROWS_SQL}`);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counters AS
     SELECT trace, pid, tid, ts, cat, name, series, value FROM (
       SELECT trace, pid, tid, ts, cat, name, series, TRY_CAST(json_extract(args, '$."' || replace(series, '"', '\\"') || '"') AS DOUBLE) AS value

@@ -63,6 +63,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
       const t = d.enabled ? activeTracer() : null;
       if (t !== null && t !== kindsOf) {
         kindsOf = t;
+        d.markOn(t);
         waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
         holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
       }
@@ -112,6 +113,7 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
+      if (t !== null) d.markOn(t);
       const wait = t?.enter({ async: true });
       let r: IteratorResult<T>;
       try {

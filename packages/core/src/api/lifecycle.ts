@@ -9,6 +9,7 @@ import { nowUs } from '../recording/clock.js';
 import { ConfigError, resolveConfig } from '../config/resolve.js';
 import type { ConfigOptions } from '../config/settings.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
+import { runDescription } from './run-description.js';
 import { guardCloses } from '../fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from '../writer/trace-fd-guard.js';
 import { TraceFile, type SharedFile } from '../writer/trace-file.js';
@@ -208,7 +209,12 @@ export function finalize(): void {
       if (ownsFile && t.active) {
         // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
         const numEvents = t.recordsWritten();
-        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins], ...encoderArgs(t.file.encoderStats.counts()) });
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, {
+          num_events: numEvents,
+          plugins: [...state.plugins],
+          ...encoderArgs(t.file.encoderStats.counts()),
+          ...runDescription(t.config, [...t.used, ...t.file.usedNames()], state.app),
+        });
       }
       t.flush();
       if (ownsFile && t.active) t.closeArray();
@@ -223,6 +229,7 @@ export function finalize(): void {
       if (isMainThread) restoreChildEnv();
     }
   }
+  state.app = {};
   state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
 }

@@ -52,6 +52,8 @@ export class FsState {
   gapStart = 0;
   gapEnd = -1;
   private warned = false;
+  /** `posix` is in the end event's `used` once this plugin wrote an event. */
+  private marked = false;
   /** Per event shape of this plugin: 1 read, 2 write, 0 other (the `io` counter's counts). */
   private readonly shapeDir: number[] = [];
   private readonly exitAt: ExitAt;
@@ -155,6 +157,7 @@ export class FsState {
     try {
       this.tracer.emit(name, CAT, t0, t1 - t0, args);
       countIo(ioDirection(name), bytesOf(args));
+      if (!this.marked) this.markUsed();
     } catch (e) {
       this.fail(e);
     }
@@ -181,6 +184,7 @@ export class FsState {
       if (pos < 0) this.tracer.emitShaped(atCurrent, t0, clock[1]! - t0, fhash, call[0]!, ret);
       else this.tracer.emitShaped(atOffset, t0, clock[1]! - t0, fhash, call[0]!, pos, ret);
       countIo(this.shapeDir[atCurrent] ?? 0, ret);
+      if (!this.marked) this.markUsed();
     } catch (e) {
       this.fail(e);
     }
@@ -202,6 +206,7 @@ export class FsState {
       if (end === undefined) this.tracer.exit(span, name, CAT, args);
       else this.exitAt.call(this.tracer, span, name, CAT, args, end);
       countIo(ioDirection(name), bytesOf(args));
+      if (!this.marked) this.markUsed();
     } catch (e) {
       this.fail(e);
     }
@@ -221,9 +226,15 @@ export class FsState {
         this.tracer.exit(span, name, CAT, args);
       }
       countIo(ioDirection(name), bytesOf(args));
+      if (!this.marked) this.markUsed();
     } catch (e) {
       this.fail(e);
     }
+  }
+
+  private markUsed(): void {
+    this.marked = true;
+    this.tracer.markUsed('posix');
   }
 
   /** Tracing code must never throw into the program: the first failure is logged, all are skipped. */

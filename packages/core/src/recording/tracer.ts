@@ -93,6 +93,9 @@ export class ThreadTracer implements Tracer {
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
   private readonly warned = new Set<string>();
+  /** Names this thread gave markUsed, in order of first call (the `end` event's `used`). */
+  readonly used = new Set<string>();
+  private lastUsed = '';
 
   /** Sync nesting: spans that end within the current synchronous stretch. */
   private readonly stack = new SyncStack();
@@ -499,6 +502,16 @@ export class ThreadTracer implements Tracer {
     this.log('WARN', message);
   }
 
+  markUsed(name: string): void {
+    // Called per event by some integrations: the same name again is one compare.
+    if (name === this.lastUsed) return;
+    if (typeof name !== 'string' || name === '') throw new TypeError(`markUsed: name must be a non-empty string; got ${safeJson(name)}`);
+    this.lastUsed = name;
+    if (this.used.has(name)) return;
+    this.used.add(name);
+    this.file.markUsed(name);
+  }
+
   // ---------------------------------------------------------------- writing
 
   record(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined): void {
@@ -537,6 +550,7 @@ export class ThreadTracer implements Tracer {
   /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
   counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
     if (!this.active) return;
+    this.markUsed('counters');
     const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values);
     if (line === null) return;
     this.pendingMeta += line;
