@@ -28,7 +28,10 @@ export function traceProblems(t: Trace): string[] {
     if (byId.has(c.id) || metaIds.has(c.id)) problems.push(`duplicate id ${c.id} (counter ${c.name})`);
     metaIds.add(c.id);
     if (!Number.isInteger(c.ts)) problems.push(`bad ts on counter ${c.name} ${c.id}`);
-    for (const [k, v] of Object.entries(c.args ?? {})) if (k !== 'hhash' && typeof v !== 'number') problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
+    // an aggregated record (args.dft_cnt) keeps its fold's fhash and the string args all its calls shared
+    const aggregated = typeof c.args?.dft_cnt === 'number';
+    if (aggregated && c.args?.fhash !== undefined && !t.meta.some((m) => m.name === 'FH' && m.args.value === c.args!.fhash)) problems.push(`unresolved fhash on aggregated ${c.name} ${c.id}`);
+    if (!aggregated) for (const [k, v] of Object.entries(c.args ?? {})) if (k !== 'hhash' && typeof v !== 'number') problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
   }
   if (t.lines.length > 1 && t.lines[t.lines.length - 1] !== ']' && t.events[t.events.length - 1]?.name === 'end') problems.push('no closing "]" after end');
   const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args.value));

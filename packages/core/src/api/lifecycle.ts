@@ -203,6 +203,8 @@ export function finalize(): void {
   try {
     // Not active: writing failed earlier (already reported); there is nothing more to write.
     if (t.active) {
+      // The last interval's aggregated records: before `end` (README, Aggregation).
+      t.drainFolds();
       t.settle();
       // Other threads stop writing here: `end` is the last line and num_events exact.
       if (ownsFile) t.file.seal();
