@@ -1,5 +1,6 @@
 import { instrument, type Instrument } from '@dftracer/core';
 import { tracerOf, type AITracer } from './ai-tracer.js';
+import { withLineage } from './lineage.js';
 import { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME } from './names.js';
 
 export { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME };
@@ -125,6 +126,8 @@ export function createAI(): AI {
     if (WITH_IO.has(cat)) attach(catTracer, 'io', io(catIns));
     attach(ai, cat, catTracer);
   }
+  // A checkpoint written says which data it came from (entities and relations).
+  withLineage((ai as unknown as { checkpoint: { capture: AITracer } }).checkpoint.capture);
   return ai;
 }
 

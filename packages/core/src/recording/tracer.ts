@@ -156,6 +156,18 @@ export class ThreadTracer implements Tracer {
     this.folder?.drain();
   }
 
+  /** Entity ids whose `EH` record this thread wrote. */
+  readonly entities = new Set<string>();
+
+  /**
+   * An entity record (`EH`, `ET`, `ER`: recording/entity.ts) in our metadata layout, `fields` the
+   * JSON members after `hhash` (upstream's order).
+   */
+  entityRecord(name: 'EH' | 'ET' | 'ER', fields: string): void {
+    if (!this.active) return;
+    this.appendRecord(`{"id":${this.nextId()},"name":"${name}","cat":"dftracer","pid":${this.identity.pid},"tid":${this.identity.tid},"ph":"M","args":{"hhash":"${this.hostHash}",${fields}}}\n`);
+  }
+
   /** A finished record line (an aggregated record), written with the next flush like metadata. */
   private appendRecord(line: string): void {
     if (!this.active) return;
