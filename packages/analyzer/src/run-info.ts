@@ -42,7 +42,9 @@ const shown = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringif
  * One line: the integrations used (all processes), the app metadata (a key whose processes
  * disagree shows each value, `|`-separated) and whether aggregation folded events.
  */
-export function formatRunInfo(runs: readonly RunInfo[]): string | null {
+export function formatRunInfo(all: readonly RunInfo[]): string | null {
+  // traces written before `end` described the run say nothing here
+  const runs = all.filter((r) => r.used.length > 0 || Object.keys(r.app).length > 0 || Object.keys(r.cfg).length > 0);
   if (runs.length === 0) return null;
   const used = [...new Set(runs.flatMap((r) => r.used))].sort();
   const app = new Map<string, Set<string>>();
