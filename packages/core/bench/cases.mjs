@@ -86,6 +86,10 @@ const cases = {
   posixWarm() {
     return posixEvents(true);
   },
+  // The same flood folded (DFTRACER_ENABLE_AGGREGATION=1, 1 s intervals): the cost of a folded event.
+  posixFolded() {
+    return posixEvents(true, { gzipEncoder: 'auto', enableAggregation: true });
+  },
   posixLevel2() {
     return posixEvents(true, { compressionLevel: 2 });
   },

@@ -52,7 +52,7 @@ if (ONLY === '' || ONLY === 'replay') replays();
 if (ONLY === '' || ONLY === 'writer') writer();
 
 function core() {
-  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
+  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixFolded', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
   const rows = [
     ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
     ['the same, untraced and traced bursts alternating in one process', f(r.tracedPaired.addedNs), '≤ 150', `${f(r.tracedPaired.aboveFloorNs)} above the clock floor measured alongside (${f(r.tracedPaired.floorNs)})`],
@@ -60,6 +60,7 @@ function core() {
     ['total process CPU ns per traced call (format + gzip included)', f(r.traced.cpuPerCall - r.untraced.cpuPerCall), '≤ 500', ''],
     ['total process CPU ns per POSIX read event (emit + format + gzip), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns`],
     ['the same, the next 1 M events (warmed up)', f(r.posixWarm.cpuPerCall), '≤ 500', `main thread ${f(r.posixWarm.nsPerCall)} ns`],
+    ['the same folded (DFTRACER_ENABLE_AGGREGATION=1, 1 s intervals): total CPU per event, folded ÷ written', `${f(r.posixFolded.cpuPerCall)} ns (${f(r.posixFolded.cpuPerCall / r.posixWarm.cpuPerCall, 2)}×)`, '< 1×', `main thread ${f(r.posixFolded.nsPerCall)} ns; ${f(r.posixFolded.bytesPerEvent, 3)} B per event`],
     ['compressed bytes per POSIX read event (1 M events)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
     ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
     ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns (untraced and traced in separate processes)`],

@@ -5,8 +5,8 @@ import * as core from './index.js';
 
 // The package's public face: the user API, the plugin API integrations build on, and nothing
 // internal. A name added here is a promise to users; keep it deliberate.
-const USER_API = ['initializeLog', 'finalize', 'getTime', 'logMetadata', 'dftFn', 'Profile', 'instrument', 'Instrument', 'ConfigError', 'dftHash', 'VERSION'];
-const PLUGIN_API = ['addPlugin', 'getTracer', 'tracingEnabled', 'fsPlugin', 'nowUs', 'perfMsToUs', 'warnOnce', 'isDescriptor', 'counter', 'addCounterSampler', 'jsonArg', 'checkOptionKeys'];
+const USER_API = ['initializeLog', 'finalize', 'getTime', 'logMetadata', 'dftFn', 'Profile', 'instrument', 'Instrument', 'ConfigError', 'dftHash', 'VERSION', 'setAppMetadata', 'recordEntity', 'relateEntities', 'entityId', 'EntityStore', 'EntityRelation'];
+const PLUGIN_API = ['addPlugin', 'getTracer', 'tracingEnabled', 'fsPlugin', 'nowUs', 'perfMsToUs', 'warnOnce', 'isDescriptor', 'counter', 'addCounterSampler', 'jsonArg', 'checkOptionKeys', 'dataLineage'];
 
 describe('@dftracer/core', () => {
   it('exports the user API and the plugin API, nothing else', () => {

@@ -41,6 +41,10 @@ export interface DFTracerConfig {
   readonly writerThread: boolean;
   /** DFTRACER_COUNTERS_INTERVAL_MS: ms between counter samples (`"ph":"C"` records); 0: none. */
   readonly countersIntervalMs: number;
+  /** DFTRACER_ENABLE_AGGREGATION: fold high-rate events (fs I/O, kernels) into one record per interval. */
+  readonly enableAggregation: boolean;
+  /** DFTRACER_TRACE_INTERVAL_MS: the aggregation interval in ms. */
+  readonly traceIntervalMs: number;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
@@ -129,6 +133,11 @@ export interface Tracer {
   log(level: LogLevel, message: string): void;
   /** `log('WARN', message)` the first time `key` is said in this trace (any thread). */
   warnOnce(key: string, message: string): void;
+  /**
+   * Names a layer or integration that produced events (pydftracer's `mark_used`): listed in the
+   * `end` event's `used` arg. Cheap to call again with the same name; call it when events start.
+   */
+  markUsed(name: string): void;
 }
 
 /** An event shape of one Tracer (`Tracer.shape`): meaningful only to the tracer that made it. */

@@ -258,6 +258,8 @@ class Runtime {
         // The hooks live as long as the tracer: its finalize takes them out.
         addPlugin({ name: 'dynamo', setup: () => this.teardown });
       }
+      // pydftracer's mark_used("dynamo"): a compiled call runs under this tracer.
+      t.markUsed('dynamo');
     } else if (capture !== null && this.unsubscribe === null) {
       this.hook();
       temporary = true;

@@ -75,6 +75,7 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
       const t = d.enabled ? activeTracer() : null;
       if (t !== null && t !== kindsOf) {
         kindsOf = t;
+        d.markOn(t);
         waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
         holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
         // the async context storage is made here, not inside the first block's time
@@ -145,6 +146,7 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
       const t = d.enabled ? activeTracer() : null;
       if (t !== null && t !== baseOf) {
         baseOf = t;
+        d.markOn(t);
         base = t.context();
       }
       const wait = t?.enterWait();

@@ -39,6 +39,8 @@ export interface InstrumentOptions extends UpdateOptions {
   iter?: Partial<IterNames>;
   /** Per-call hooks (args from arguments and result, a wait before the event closes). */
   hooks?: CallHooks;
+  /** The integration named in the `end` event's `used` once this instrument (or its subtree) writes an event. */
+  used?: string;
 }
 
 /** Options of `child()`/`derive()`: an instrument's options and, for a child, its own category. */
@@ -102,6 +104,8 @@ export class Instrument {
   readonly iterNames: IterNames;
   /** Hooks every traced call of this instrument runs (see `CallHooks`); undefined: none. */
   hooks: CallHooks | undefined;
+  /** InstrumentOptions.used, inherited by the subtree. */
+  readonly used: string | undefined;
   private on: boolean;
   /** An explicit `enable` of a variant: ancestors' enable()/disable() leave it alone. */
   private readonly pinned: boolean;
@@ -122,6 +126,7 @@ export class Instrument {
     this.parent = parent;
     this.iterNames = { ...(parent?.iterNames ?? DFTFN_ITER), ...options.iter };
     this.hooks = options.hooks ?? parent?.hooks;
+    this.used = options.used ?? parent?.used;
     this.on = options.enable ?? parent?.on ?? true;
     this.pinned = parent !== null && options.enable !== undefined;
     if (parent !== null) this.setDefaults(parent.defaults); // shared: args objects are replaced, never changed
@@ -215,6 +220,11 @@ export class Instrument {
       n.defaults = lastNew!;
       n.hasDefaults = lastHasKeys;
     }
+  }
+
+  /** Marks `used` on a tracer this instrument writes into (Tracer.markUsed: the same name again is one compare). */
+  markOn(t: ThreadTracer): void {
+    if (this.used !== undefined) t.markUsed(this.used);
   }
 
   /** Sets the hooks of this instrument and its subtree (undefined removes them). */
@@ -343,6 +353,7 @@ export class Instrument {
       return this.keep(() => t.metadata(`${this.name}.end`, String(nowUs())));
     }
     const span = t.enterRegion();
+    this.markOn(t);
     const kind = t.interner.kind(this.name, this.cat);
     const startArgs = this.argsFor(undefined, undefined, options.args);
     const holder = options.context === true ? t.handOver(span) : undefined;
@@ -384,6 +395,7 @@ export class Instrument {
   run<T>(fn: () => T, args?: Record<string, ArgValue>, keep?: (result: Awaited<T>) => boolean): T {
     const t = this.on ? activeTracer() : null;
     if (t === null) return fn();
+    this.markOn(t);
     const kind = t.interner.kind(this.name, this.cat);
     const allArgs = this.argsFor(undefined, undefined, args);
     const depth = t.enterFast();

@@ -12,6 +12,7 @@ import { configDifferences } from '../config/differences.js';
 import { checkOptionKeys } from '../plugin/option-keys.js';
 import { warnOnce } from '../plugin/warn-once.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
+import { runDescription } from './run-description.js';
 import { guardCloses } from '../fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from '../writer/trace-fd-guard.js';
 import { TraceFile, type SharedFile } from '../writer/trace-file.js';
@@ -218,13 +219,20 @@ export function finalize(): void {
   try {
     // Not active: writing failed earlier (already reported); there is nothing more to write.
     if (t.active) {
+      // The last interval's aggregated records: before `end` (README, Aggregation).
+      t.drainFolds();
       t.settle();
       // Other threads stop writing here: `end` is the last line and num_events exact.
       if (ownsFile) t.file.seal();
       if (ownsFile && t.active) {
         // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
         const numEvents = t.recordsWritten();
-        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins], ...encoderArgs(t.file.encoderStats.counts()) });
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, {
+          num_events: numEvents,
+          plugins: [...state.plugins],
+          ...encoderArgs(t.file.encoderStats.counts()),
+          ...runDescription(t.config, [...t.used, ...t.file.usedNames()], state.app),
+        });
       }
       t.flush();
       if (ownsFile && t.active) t.closeArray();
@@ -239,6 +247,7 @@ export function finalize(): void {
       if (isMainThread) restoreChildEnv();
     }
   }
+  state.app = {};
   state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
 }

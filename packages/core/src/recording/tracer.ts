@@ -18,6 +18,7 @@ import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
 import { counterLine, type CounterValues, type CounterWarn } from '../counters/counter-line.js';
 import { ThreadCounters } from '../counters/thread-counters.js';
+import { Folder } from './fold.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
@@ -90,6 +91,10 @@ export class ThreadTracer implements Tracer {
   private shapes = new Int32Array(16 * SHAPE_SLOTS);
   private shapeCount = 0;
   private readonly shapeIds = new Map<string, EventShape>();
+  /** Per shape, its arg names (for folding its events). */
+  private readonly shapeNames: (readonly string[])[] = [];
+  /** Folds high-rate events per interval (DFTRACER_ENABLE_AGGREGATION), else null. */
+  private readonly folder: Folder | null;
   private readonly capacity: number;
   private readonly fmt: FormatContext;
   /** The thread that formats and writes for us, when one runs (main thread, built package). */
@@ -106,6 +111,9 @@ export class ThreadTracer implements Tracer {
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
   private readonly warned = new Set<string>();
+  /** Names this thread gave markUsed, in order of first call (the `end` event's `used`). */
+  readonly used = new Set<string>();
+  private lastUsed = '';
 
   /** Sync nesting: spans that end within the current synchronous stretch. */
   private readonly stack = new SyncStack();
@@ -153,6 +161,32 @@ export class ThreadTracer implements Tracer {
         this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
       },
     };
+    this.folder = config.enableAggregation ? new Folder(config.traceIntervalMs * 1000, this.interner, (_, line) => this.appendRecord(line(this.nextId())), identity.pid, this.hostHash) : null;
+  }
+
+  /** Writes the open folds (finalize: the last interval's records, before `end`). */
+  drainFolds(): void {
+    this.folder?.drain();
+  }
+
+  /** Entity ids whose `EH` record this thread wrote. */
+  readonly entities = new Set<string>();
+
+  /**
+   * An entity record (`EH`, `ET`, `ER`: recording/entity.ts) in our metadata layout, `fields` the
+   * JSON members after `hhash` (upstream's order).
+   */
+  entityRecord(name: 'EH' | 'ET' | 'ER', fields: string): void {
+    if (!this.active) return;
+    this.appendRecord(`{"id":${this.nextId()},"name":"${name}","cat":"dftracer","pid":${this.identity.pid},"tid":${this.identity.tid},"ph":"M","args":{"hhash":"${this.hostHash}",${fields}}}\n`);
+  }
+
+  /** A finished record line (an aggregated record), written with the next flush like metadata. */
+  private appendRecord(line: string): void {
+    if (!this.active) return;
+    this.pendingMeta += line;
+    this.pendingMetaCount++;
+    if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
   }
 
   /** The `thread_name` record of this thread's own track (after the header, for the file's creator). */
@@ -495,6 +529,11 @@ export class ThreadTracer implements Tracer {
     if (!this.active) this.dropped++;
     else {
       const n = b.count;
+      if (this.folder !== null && this.folder.takes(kind)) {
+        this.folder.add(kind, stack.tid[i]!, b.ts[n]!, b.dur[n]!, { ...args, ...extra });
+        stack.pop(depth, id, false);
+        return;
+      }
       b.pushMerged(kind, id, stack.tid[i]!, stack.level[i]!, stack.parent[i]!, args, extra, this.interner);
       const end = b.ts[n]! + b.dur[n]!;
       if (b.full) this.flush();
@@ -577,6 +616,7 @@ export class ThreadTracer implements Tracer {
     this.shapes[at] = kind;
     this.shapes[at + 1] = keys.length;
     for (let k = 0; k < keys.length; k++) this.shapes[at + 2 + k] = this.interner.key(keys[k]!);
+    this.shapeNames[n] = [...keys];
     this.shapeIds.set(id, n as EventShape);
     return n as EventShape;
   }
@@ -595,6 +635,10 @@ export class ThreadTracer implements Tracer {
     }
     const at = shape * SHAPE_SLOTS;
     const s = this.shapes;
+    if (this.folder !== null && this.folder.takes(s[at]!)) {
+      this.folder.addValues(s[at]!, this.pTid, ts, dur, this.shapeNames[shape]!, v0, v1, v2, v3);
+      return;
+    }
     const b = this.buf;
     b.times(ts, dur);
     const i = b.count;
@@ -651,6 +695,16 @@ export class ThreadTracer implements Tracer {
     this.log('WARN', message);
   }
 
+  markUsed(name: string): void {
+    // Called per event by some integrations: the same name again is one compare.
+    if (name === this.lastUsed) return;
+    if (typeof name !== 'string' || name === '') throw new TypeError(`markUsed: name must be a non-empty string; got ${safeJson(name)}`);
+    this.lastUsed = name;
+    if (this.used.has(name)) return;
+    this.used.add(name);
+    this.file.markUsed(name);
+  }
+
   // ---------------------------------------------------------------- writing
 
   record(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined): void {
@@ -669,6 +723,10 @@ export class ThreadTracer implements Tracer {
     }
     const b = this.buf;
     const i = b.count;
+    if (this.folder !== null && this.folder.takes(kind)) {
+      this.folder.add(kind, tid, b.ts[i]!, b.dur[i]!, args);
+      return;
+    }
     b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
     const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
@@ -692,6 +750,7 @@ export class ThreadTracer implements Tracer {
   /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
   counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
     if (!this.active) return;
+    this.markUsed('counters');
     const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values, this.counterWarn);
     if (line === null) return;
     this.pendingMeta += line;

@@ -60,6 +60,9 @@ const FD_CLOSED = 1;
 const ONCE = 2;
 /** Warnings given once per process, whichever thread meets the case first: bit i of the ONCE word. */
 const ONCE_KEYS = ['truncated', 'encoder'];
+/** Integrations a worker thread may mark used (Tracer.markUsed): bit i of the USED word, read for `end`. */
+const USED = 3;
+export const SHARED_USED_NAMES = ['posix', 'counters', 'ai', 'dynamo', 'profiler', 'tfjs'];
 
 /** FAILED codes that are not errnos. */
 const FD_REPLACED = 1_000_000;
@@ -160,6 +163,18 @@ export class TraceFile {
   /** True for exactly one caller per process once writing has failed: that caller warns the user. */
   claimReport(): boolean {
     return Atomics.load(this.i32, FAILED) !== 0 && Atomics.compareExchange(this.flags, REPORTED, 0, 1) === 0;
+  }
+
+  /** Records that an integration of SHARED_USED_NAMES produced events in some thread (others: no-op). */
+  markUsed(name: string): void {
+    const i = SHARED_USED_NAMES.indexOf(name);
+    if (i >= 0) Atomics.or(this.flags, USED, 1 << i);
+  }
+
+  /** The SHARED_USED_NAMES any thread of the process marked. */
+  usedNames(): string[] {
+    const bits = Atomics.load(this.flags, USED);
+    return SHARED_USED_NAMES.filter((_, i) => (bits & (1 << i)) !== 0);
   }
 
   /**
