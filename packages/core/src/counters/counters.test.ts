@@ -279,7 +279,6 @@ describe('counters', () => {
 
   it.each([
     ['plain, writer thread', { DFTRACER_TRACE_COMPRESSION: '0' }],
-    ['gzip, columnar encoder', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'custom' }],
     ['gzip, zlib', { DFTRACER_TRACE_COMPRESSION: '1', DFTRACER_GZIP_ENCODER: 'zlib' }],
     ['no writer thread', { DFTRACER_WRITER_THREAD: '0' }],
   ])('counter() round trip through a trace file (%s): values read back exactly, NaN recorded and warned about once', (_, env) => {
