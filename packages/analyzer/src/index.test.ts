@@ -4,10 +4,11 @@ import { readmeOutlineProblems, readmeProblems } from '@dftracer/testing';
 import * as analyzer from './index.js';
 import * as validate from './validate-entry.js';
 
-// The package's public face: each CLI command as a function, and the two error kinds it throws.
+// The package's public face: each CLI command as a function, the two error kinds it throws, and
+// terminalSafe (what the summary does to names before a terminal shows them).
 // `@dftracer/analyzer/validate` is validation alone (it loads no DuckDB). A name added here is a
 // promise to users; keep it deliberate.
-const API = ['validateFiles', 'summarize', 'formatSummary', 'mergeTraces', 'queryTraces', 'formatQueryResult', 'exportPerfetto', 'exportParquet', 'writeReport', 'resolveInputs', 'UsageError', 'UserError'];
+const API = ['validateFiles', 'summarize', 'formatSummary', 'terminalSafe', 'mergeTraces', 'queryTraces', 'formatQueryResult', 'exportPerfetto', 'exportParquet', 'writeReport', 'resolveInputs', 'UsageError', 'UserError'];
 
 describe('@dftracer/analyzer', () => {
   it('exports one function per command and its errors, nothing else', () => {
