@@ -356,7 +356,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ph: 'VARCHAR',
     // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
     // convert would be dropped by ignore_errors
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
+    // dft_cnt and the *_sum/_min fields: aggregated records (DFTracer 2.2's ph 3, our "C" with dft_cnt);
+    // as text, cast below: a value that does not convert must not drop its line
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR, dft_cnt VARCHAR, dur VARCHAR, dur_sum VARCHAR, ret_sum VARCHAR, count_sum VARCHAR, size_min VARCHAR, size_max VARCHAR)',
   };
   const staged = await duck.stage(files);
   const src = readJsonSql(staged, columns);
@@ -370,8 +372,12 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
-        THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
+        THEN greatest(coalesce(TRY_CAST(args.ret_sum AS BIGINT), args.ret, TRY_CAST(args.count_sum AS BIGINT), args.count, 0), 0)
+          * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, CASE WHEN args.size_min = args.size_max THEN TRY_CAST(args.size_min AS BIGINT) END, 1) ELSE 1 END)
         ELSE 0 END AS bytes,
+      -- an aggregated record: its calls and their summed time (the plain dur when it folded one call)
+      CASE WHEN ph = 'C' THEN TRY_CAST(args.dft_cnt AS BIGINT) END AS cnt,
+      CASE WHEN ph = 'C' AND args.dft_cnt IS NOT NULL THEN coalesce(TRY_CAST(args.dur_sum AS BIGINT), TRY_CAST(args.dur AS BIGINT), 0) END AS cnt_dur,
       args.name AS aname, args.value AS avalue,
       TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
       -- GPU work on a device track: compute, never host time

@@ -53,7 +53,7 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_src AS SELECT filename AS trace, ph, pid, tid, ts, cat, name, args FROM (${src})
     WHERE (ph = 'C' AND name IS NOT NULL) OR (ph = 'X' AND json_exists(args, '$.step'))`);
   await assertCountersRead(duck, files, `SELECT trace, count(*) FROM counter_src WHERE ph = 'C' GROUP BY trace`);
-  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C'`, true);
+  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C' AND NOT coalesce(json_exists(args, '$.dft_cnt'), false)`, true);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_steps AS
     SELECT pid, min(ts) AS ts, epoch, step FROM (
       SELECT pid, ts, TRY_CAST(args ->> 'epoch' AS BIGINT) AS epoch, TRY_CAST(args ->> 'step' AS BIGINT) AS step FROM counter_src WHERE ph = 'X'
