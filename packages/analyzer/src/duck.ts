@@ -450,6 +450,35 @@ export async function loadEvents(duck: Duck, files: string[]): Promise<LoadRepor
       s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
+  await entityViews(duck);
   await countersFromRaw(duck, true);
   return report;
+}
+
+/** The `relations` keys of an event's args (DFTracer 2.2): how the event touched the entities named. */
+export const EVENT_RELATION_KINDS = ['used', 'generated', 'invalidated', 'updated'] as const;
+
+/**
+ * DFTracer 2.2's provenance as tables: `entities` (EH: id, type, store, uri), `entity_types` (ET),
+ * `entity_relations` (ER: subject, relation, object), `event_relations` (an event's
+ * `args.relations`: a row per entity it used, generated, invalidated or updated), and
+ * `aggregated` (folded calls: `calls` = dft_cnt, `dur_sum`, all args as JSON).
+ */
+async function entityViews(duck: Duck): Promise<void> {
+  const meta = (kind: string) => `FROM raw WHERE ph = 'M' AND name = '${kind}'`;
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entities AS
+    SELECT trace, args ->> 'id' AS id, args ->> 'type' AS type, TRY_CAST(args ->> 'store' AS BIGINT) AS store, args ->> 'uri' AS uri, pid ${meta('EH')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entity_types AS
+    SELECT trace, args ->> 'type' AS type, TRY_CAST(args ->> 'role' AS BIGINT) AS role, args ->> 'description' AS description ${meta('ET')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entity_relations AS
+    SELECT trace, args ->> 'subject' AS subject, TRY_CAST(args ->> 'relation' AS BIGINT) AS relation, args ->> 'object' AS object, pid ${meta('ER')}`);
+  const per = EVENT_RELATION_KINDS.map(
+    (k) => `SELECT trace, id AS event_id, name, cat, pid, tid, ts, '${k}' AS relation, unnest(json_extract_string(args, '$.relations.${k}[*]')) AS entity
+      FROM raw WHERE ph = 'X' AND json_exists(args, '$.relations.${k}')`,
+  );
+  await duck.run(`CREATE OR REPLACE TEMP VIEW event_relations AS ${per.join(' UNION ALL ')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW aggregated AS
+    SELECT trace, name, cat, pid, tid, ts, TRY_CAST(args ->> 'dft_cnt' AS BIGINT) AS calls,
+      coalesce(TRY_CAST(args ->> 'dur_sum' AS BIGINT), TRY_CAST(args ->> 'dur' AS BIGINT)) AS dur_sum, args
+    FROM raw WHERE ph = 'C' AND json_exists(args, '$.dft_cnt')`);
 }
