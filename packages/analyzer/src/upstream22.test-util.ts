@@ -109,11 +109,10 @@ function run22(pid: number): Writer22 {
   w.series(3, 'read', 'POSIX', 3, T0, `,"dft_cnt":5,"dur_min":20,"dur_max":60,"dur_sum":190,"count_min":4096,"count_max":4096,"count_sum":20480,"ret_min":512,"ret_max":4096,"ret_sum":16896`);
   for (let i = 0; i < 1; i++) w.folded();
   w.series(3, 'pwrite64', 'POSIX', 3, T0, `,"dft_cnt":1,"dur":33,"count":2048,"ret":2048,"offset":0`);
+  // the last interval's calls take their ids before `end`; their records come after it
+  for (let i = 0; i < 3 + 2 + 4; i++) w.folded();
   w.end(T0 + 1_500_000, ['LIBC_IO', 'PYTHON', 'ai']);
-  // the last interval's aggregated records come after `end`
-  for (let i = 0; i < 3; i++) w.folded();
   w.series(3, 'read', 'POSIX', 3, T0 + 1_000_000, `,"dft_cnt":3,"dur_min":10,"dur_max":30,"dur_sum":55,"count_min":4096,"count_max":4096,"count_sum":12288,"ret_min":4096,"ret_max":4096,"ret_sum":12288`);
-  for (let i = 0; i < 2; i++) w.folded();
   w.series(3, 'fread', 'STDIO', 3, T0 + 1_000_000, `,"dft_cnt":2,"dur_min":4,"dur_max":6,"dur_sum":10,"size_min":512,"size_max":512,"size_sum":1024,"ret_min":2,"ret_max":4,"ret_sum":6`);
   w.series(3, 'train_step', 'ai_root', 6, T0 + 1_000_000, `,"dft_cnt":4,"dur_min":900,"dur_max":1100,"dur_sum":4000,"step_min":2,"step_max":5,"step_sum":14`);
   return w;
