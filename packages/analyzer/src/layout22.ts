@@ -66,3 +66,17 @@ export function fromLayout22(o: Record<string, unknown>): { record: Record<strin
   }
   return { record };
 }
+
+/**
+ * DFTracer 2.2's `end` (already made ours): its `num_events` counts the ids taken (folded calls
+ * included), so `end.id` is `num_events + 1`; checked here, then left out of the record so that
+ * our rule (the records before `end`) does not apply. Returns a problem, or null.
+ */
+export function checkEnd22(record: Record<string, unknown>): string | null {
+  if (record.name !== 'end' || record.cat !== 'dftracer' || record.ph !== 'X') return null;
+  const args = record.args as Record<string, unknown> | undefined;
+  if (!args || !('num_events' in args)) return null;
+  const { num_events: n, ...rest } = args;
+  record.args = rest;
+  return n === Number(record.id) - 1 ? null : `end.num_events is ${JSON.stringify(n)} but its id is ${String(record.id)} (DFTracer 2.2: num_events + 1)`;
+}

@@ -129,7 +129,7 @@ function oursRank(pid: number): string {
     `{"id":4,"name":"read","cat":"POSIX","pid":${pid},"tid":${pid},"ts":${T0 + 50},"dur":25,"ph":"X","args":{${a},"fhash":"${FH_TRAIN}","count":4096,"ret":4096,"level":1}}`,
     `{"id":5,"name":"memory","cat":"sys","pid":${pid},"tid":${pid},"ts":${T0 + 500},"ph":"C","args":{"rss":99614720}}`,
     `{"id":9,"name":"read","cat":"POSIX","pid":${pid},"tid":${pid},"ts":${T0},"ph":"C","args":{${a},"dft_cnt":3,"dur_min":5,"dur_max":9,"dur_sum":21,"count_min":4096,"count_max":4096,"count_sum":12288,"ret_min":100,"ret_max":4096,"ret_sum":8292,"fhash":"${FH_TRAIN}"}}`,
-    `{"id":10,"name":"end","cat":"dftracer","pid":${pid},"tid":${pid},"ts":${T0 + 900},"dur":0,"ph":"X","args":{${a},"num_events":9}}`,
+    `{"id":10,"name":"end","cat":"dftracer","pid":${pid},"tid":${pid},"ts":${T0 + 900},"dur":0,"ph":"X","args":{${a},"num_events":6}}`,
     ']',
   ];
   return l.map((x) => `${x}\n`).join('');
