@@ -52,10 +52,33 @@ const PH_KEY = Buffer.from('"ph":');
 /** DFTracer 2.2's integer phases ('1'..'4') as our letters; aggregated records (3) are `C` with `args.dft_cnt`. */
 const PH_LETTER: Record<number, Buffer> = { 49: Buffer.from('"X"'), 50: Buffer.from('"C"'), 51: Buffer.from('"C"'), 52: Buffer.from('"M"') };
 
-/** Where the integer `ph` digit of the record on [s, e) is (2.2 layout), or -1 (a letter, or none). */
-function integerPh(b: Buffer, s: number, e: number): number {
-  const k = b.indexOf(PH_KEY, s);
-  if (k < 0 || k >= e) return -1;
+/**
+ * Finds the integer `ph` digit of the record on [s, e) (2.2 layout), or -1 (a letter, or none).
+ * The last search's hit is remembered, so that lines without `"ph":` do not each search the rest
+ * of the chunk (linear in the chunk, not quadratic).
+ */
+class PhFinder {
+  private buf: Buffer | null = null;
+  private at = -1;
+
+  /** Forget the last hit: a new chunk (a buffer may be reused for the next one). */
+  reset(): void {
+    this.buf = null;
+  }
+
+  find(b: Buffer, s: number, e: number): number {
+    if (b !== this.buf || this.at < s) {
+      const k = b.indexOf(PH_KEY, s);
+      this.buf = b;
+      this.at = k < 0 ? b.length : k;
+    }
+    return integerPhAt(b, this.at, e);
+  }
+}
+
+/** The digit's position when the `"ph":` at k is on the line ending at e and an integer 1..4 follows; else -1. */
+function integerPhAt(b: Buffer, k: number, e: number): number {
+  if (k >= e) return -1;
   const d = k + PH_KEY.length;
   if (d >= e || PH_LETTER[b[d]!] === undefined) return -1;
   const after = b[d + 1];
@@ -139,12 +162,13 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
   let records = 0;
   let lines = 0;
   let carry: Buffer | null = null;
+  const ph = new PhFinder();
   // one line [s, e): copied as is when it starts with "{", else normalised
   const line = (b: Buffer, s: number, e: number, run: { from: number }) => {
     lines++;
     if (b[s] === BRACE) {
       records++;
-      const d = integerPh(b, s, e);
+      const d = ph.find(b, s, e);
       if (d >= 0) {
         // the 2.2 layout: everything up to the digit as is, then the letter
         sink.put(b, run.from, d);
@@ -159,7 +183,7 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
     const r = recordStart(b, s, e);
     if (r < 0) return;
     records++;
-    const d = integerPh(b, r, e);
+    const d = ph.find(b, r, e);
     if (d >= 0) {
       sink.put(b, r, d);
       sink.put(PH_LETTER[b[d]!]!, 0, 3);
@@ -169,6 +193,7 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
   };
   // the whole lines of b[from, to) (to just after a newline): runs of lines that need no change are copied as one slice
   const region = (b: Buffer, from: number, to: number) => {
+    ph.reset();
     const run = { from };
     let s = from;
     for (let e = b.indexOf(NL, s); e >= 0 && e < to; e = b.indexOf(NL, s)) {
@@ -202,6 +227,7 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
     // a last line without a newline (the 2024 layout's closing "]" has none); not when the gzip
     // stream broke off: then it is the cut, and the warning says only the complete part was read
     if (carry && carry.length > 0 && !reader.outcome.gzipError) {
+      ph.reset();
       const run = { from: 0 };
       line(carry, 0, carry.length, run);
       if (run.from < carry.length) {
