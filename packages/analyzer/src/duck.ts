@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from './counters/counter-table.js';
+import { TRACE_TYPES } from './layout22.js';
 import { assertAllRead, ReadShortError, stageTraces, type StagedTrace } from './staging.js';
 
 export interface DuckOptions {
@@ -423,20 +424,22 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
 /**
  * The SQL-facing tables over the traces:
  * - `events`: id, name, cat, pid, tid, ts, dur, te (= ts + dur), level, p_idx, hhash, fhash, file
- *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file);
+ *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file),
+ *   type and layer (DFTracer 2.2's integer `type` and its name, UNKNOWN past the enum; null in ours);
  * - `metadata`: trace, kind (HH, FH, SH, thread_name, process_name, CM, …), pid, tid, name, value;
  * - `files`: fhash, path.
  * Scanned once into a temporary table (the staged files are checked as they load).
  */
 export async function loadEvents(duck: Duck, files: string[]): Promise<LoadReport> {
-  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
+  // type: DFTracer 2.2's layer (absent in ours); as text, so that a value of another kind drops no line
+  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', type: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
   const staged = await duck.stage(files);
   // always a table: the staged files are checked once, as they are loaded
-  await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS SELECT trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${readJsonSql(staged, columns)})`);
+  await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS SELECT trace, id, name, cat, TRY_CAST(type AS INTEGER) AS type, pid, tid, ts, dur, ph, args FROM (${readJsonSql(staged, columns)})`);
   const report = await checkLoaded(duck, 'raw_rows', staged, 'DuckDB\'s read of the trace');
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
   await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
-  await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, type, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
   await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
     SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
   await duck.run(`CREATE OR REPLACE TEMP TABLE files AS
@@ -447,7 +450,8 @@ export async function loadEvents(duck: Duck, files: string[]): Promise<LoadRepor
   await duck.run(`CREATE OR REPLACE TEMP VIEW events AS
     SELECT s.id, s.name, s.cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS te,
       s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, coalesce(f.path, s.a.fname) AS file,
-      s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
+      s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace,
+      s.type, CASE WHEN s.type IS NULL THEN NULL ${TRACE_TYPES.map((t, i) => `WHEN s.type = ${i} THEN '${t}'`).join(' ')} ELSE 'UNKNOWN' END AS layer
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
   await entityViews(duck);

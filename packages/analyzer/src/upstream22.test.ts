@@ -141,6 +141,21 @@ describe('DFTracer 2.2 layout', () => {
     ]);
   });
 
+  it('query: events carry the 2.2 type and its layer name (UNKNOWN past the enum; null in our layout)', async () => {
+    const q = await queryTraces(`SELECT name, type, layer FROM events WHERE name IN ('read', 'cudaMemcpy', 'probe', 'train_step') ORDER BY trace, ts`, mixedDir(), { threads: 1 });
+    const want = mixedFiles
+      .flatMap((f) => records(f))
+      .filter((r) => isComplete(r) && ['read', 'cudaMemcpy', 'probe', 'train_step'].includes(r.name))
+      .map((r) => {
+        const t = (r as { type?: number }).type;
+        return [r.name, t ?? null, t === undefined ? null : ({ 3: 'LIBC_IO', 6: 'PYTHON', 14: 'CUDA' } as Record<number, string>)[t] ?? 'UNKNOWN'];
+      });
+    expect(q.rows.length).toBe(want.length);
+    expect(new Set(q.rows.map((r) => JSON.stringify(r)))).toEqual(new Set(want.map((r) => JSON.stringify(r))));
+    expect(want.some((r) => r[2] === 'UNKNOWN')).toBe(true);
+    expect(want.some((r) => r[1] === null)).toBe(true);
+  });
+
   it('export --perfetto of the mixed directory is one Chrome-trace JSON array with letter phases', async () => {
     const out = join(dir, 'mixed.json');
     expect([...mixedDir()].sort()).toEqual([...mixedFiles].sort());
