@@ -4,7 +4,7 @@
  * format strings) and a directory mixing them with our layout. Expected figures come from the
  * fixtures' own records, parsed here with JSON.parse.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -102,6 +102,26 @@ describe('DFTracer 2.2 layout', () => {
       expect(v.problems, `${v.file}: ${JSON.stringify(v.problems)}`).toEqual([]);
       expect(v.events, v.file).toBe(records(v.file).filter(isComplete).length);
     }
+  });
+
+  it('validate: a relation naming an entity no EH record defines is a warning at its line (an error under --strict)', async () => {
+    const bad = join(dir, 'dangling.pfw');
+    const lines = text(run).split('\n');
+    const at = lines.findIndex((l) => l.includes('"name":"ER"'));
+    lines[at] = lines[at]!.replace(`"object":"${ENTITY_DATA}"`, '"object":"00000000deadbeef"');
+    writeFileSync(bad, lines.join('\n'));
+    const v = (await validateFiles([bad], { threads: 0 })).files[0]!;
+    expect(v.problems).toEqual([]);
+    expect(v.warnings).toEqual([`relations name entities no EH record defines (e.g. 00000000deadbeef) (line ${at + 1})`]);
+    const strict = (await validateFiles([bad], { threads: 0, strict: true })).files[0]!;
+    expect(strict.problems.map((p) => p.kind)).toEqual(['strict']);
+  });
+
+  it('validate: a 2.2 end whose num_events is not its id − 1 is a problem', async () => {
+    const bad = join(dir, 'bad-end.pfw');
+    writeFileSync(bad, text(run).replace(/"num_events":(\d+)/, (_, n: string) => `"num_events":${Number(n) - 1}`));
+    const v = (await validateFiles([bad], { threads: 0 })).files[0]!;
+    expect(v.problems.map((p) => p.kind)).toEqual(['num-events']);
   });
 
   for (const [label, files, input] of [
