@@ -12,6 +12,9 @@ export function libraryBuild(overrides: Options = {}): Options {
     platform: 'node',
     // Traced functions are named after themselves: keep the names the bundler would rename.
     keepNames: true,
+    // import.meta.url in the CommonJS build (tsup leaves `import_meta = {}` without it): resolving
+    // tfjs from the package's own folder, the writer thread's script, package.json.
+    shims: true,
     ...overrides,
   };
 }

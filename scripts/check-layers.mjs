@@ -147,6 +147,10 @@ export function check(root) {
   single('one-warn-once', /\bfunction\s+warnOnce\b/, 'function warnOnce');
   single('one-dtype-table', /\{\s*float32:\s*4\b/, 'a dtype→bytes table');
   single('one-descriptor-check', /\bfunction\s+isDescriptor\b/, 'function isDescriptor');
+  // unknown option names: core's checkOptionKeys, with its "did you mean", everywhere
+  for (const f of single('one-option-check', /unknown option \$\{/, 'an unknown-option message')) {
+    if (!f.endsWith(join('packages', 'core', 'src', 'plugin', 'option-keys.ts'))) say('one-option-check', f, "an unknown-option message of its own (use checkOptionKeys from @dftracer/core)");
+  }
   return problems;
 }
 
@@ -230,6 +234,7 @@ function selfTest() {
     ['one-warn-once', () => put('packages/dynamo/src/runtime.ts', 'function warnOnce(key, message) {}\n')],
     ['one-dtype-table', () => put('packages/profiler/src/kernel-log.ts', 'const BYTES = { float32: 4, int32: 4, bool: 1 };\n')],
     ['one-descriptor-check', () => put('packages/ai/src/ai-tracer.ts', 'function isDescriptor(v) { return false; }\n')],
+    ['one-option-check', () => put('packages/profiler/src/profiler.ts', 'throw new TypeError(`profile: unknown option ${k}`);\n')],
   ];
   let failed = 0;
   try {
@@ -263,7 +268,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
   const problems = check(root);
   for (const p of problems) console.error(line(p));
-  const rules = ['core-no-tfjs', 'integration-deps', 'tfjs-through-layer', 'integrations-independent', 'analyzer-standalone', 'no-cycles', 'one-clock', 'one-warn-once', 'one-dtype-table', 'one-descriptor-check'];
+  const rules = ['core-no-tfjs', 'integration-deps', 'tfjs-through-layer', 'integrations-independent', 'analyzer-standalone', 'no-cycles', 'one-clock', 'one-warn-once', 'one-dtype-table', 'one-descriptor-check', 'one-option-check'];
   const failing = new Set(problems.map((p) => p.rule));
   console.log(`check-layers: ${rules.map((r) => `${r} ${failing.has(r) ? 'FAIL' : 'ok'}`).join(', ')}`);
   process.exit(problems.length > 0 ? 1 : 0);

@@ -10,7 +10,6 @@ export default defineConfig(
     // Named: dist/writer-entry.js must sit beside the chunk that starts the thread (writer-thread.ts).
     entry: { index: 'src/index.ts', register: 'src/register.ts', 'writer-entry': 'src/writer/writer-entry.ts' },
     dts: { entry: { index: 'src/index.ts', register: 'src/register.ts' } },
-    shims: true,
     define: { __DFTRACER_VERSION__: JSON.stringify(`v${version}`) },
   }),
 );

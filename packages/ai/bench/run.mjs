@@ -38,11 +38,11 @@ console.log(`\n@dftracer/ai bench (node ${process.version}, tfjs 4.22, every tra
 const e = eventCase();
 const us = (x) => `${x >= 0 ? '+' : ''}${f(x, 2)} µs`;
 console.log(`one ai.compute.forward event around a tiny tf op (cpu, tf.add of scalars, ${f(e.rawUs, 2)} µs raw; ${e.clock}, median of ${e.rounds} per-round differences, ${e.calls} calls a round):`);
-console.log('| per call, above the raw call | with useTf tensor hooks (out_shape, out_bytes, memory deltas) | goal | same event without hooks | core dftFn, same step args (reference) |');
+console.log('| per call, above the raw call | with useTf tensor hooks (out_shape, out_bytes, memory deltas) | goal | same event without hooks | floor: core dftFn, same step args |');
 console.log('|---|---|---|---|---|');
 console.log(`| main thread | ${us(e.hookedUs)} | ≤ +0.5 µs | ${us(e.plainUs)} | ${us(e.dftfnUs)} |`);
 console.log(`| process (writer thread included) | ${us(e.hookedProcUs)} | — | — | ${us(e.dftfnProcUs)} |\n`);
-/** gc.mjs: GC per isolate, untraced and with hooked events, under the default encoder and under `auto`. */
+/** gc.mjs: GC per isolate, untraced and with hooked events. */
 function gcCase(encoder) {
   const dir = mkdtempSync(join(tmpdir(), 'dft-ai-bench-gc-'));
   const env = { ...process.env };
@@ -53,9 +53,9 @@ function gcCase(encoder) {
   if (p.status !== 0) throw new Error(`bench gc failed:\n${p.stderr}`);
   return JSON.parse(p.stdout.trim().split('\n').pop());
 }
-const gcs = [gcCase(undefined), gcCase('auto')];
+const gcs = [gcCase(undefined)];
 const g = (x) => `${x.gcs} GCs, ${f(x.ms, 0)} ms`;
-console.log(`GC pauses per isolate for ${gcs[0].calls} tiny tf ops (node --trace-gc; the writer formats text for zlib unless the encoder is the hand-written one):`);
+console.log(`GC pauses per isolate for ${gcs[0].calls} tiny tf ops (node --trace-gc; the writer formats text for zlib):`);
 console.log('| encoder | untraced: program | untraced: writer | hooked events: program | hooked events: writer |');
 console.log('|---|---|---|---|---|');
 for (const r of gcs) console.log(`| ${r.encoder} | ${g(r.untraced.main)} | ${g(r.untraced.writer)} | ${g(r.traced.main)} | ${g(r.traced.writer)} |`);

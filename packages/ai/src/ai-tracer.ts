@@ -1,5 +1,5 @@
 import type { ArgValue, Instrument, InstrumentIterOptions, Region, UpdateOptions, VariantOptions } from '@dftracer/core';
-import { getTracer, isDescriptor } from '@dftracer/core';
+import { checkOptionKeys, getTracer, isDescriptor } from '@dftracer/core';
 import { ROOT_NAME } from './names.js';
 
 /** Per-use options: `@ai.compute.forward({ epoch: 1 })`, `ai.comm.all_reduce({ enable: false })(fn)`. */
@@ -67,13 +67,11 @@ export interface AITracer {
   disable(): this;
 }
 
-const OPTION_KEYS = new Set(['enable', 'epoch', 'step', 'imageIdx', 'imageSize', 'args']);
+const OPTION_KEYS = ['enable', 'epoch', 'step', 'imageIdx', 'imageSize', 'args'];
 const facades = new WeakMap<Instrument, AITracer>();
 
 function checkOptions(o: Record<string, unknown>, where: string): AITracerOptions {
-  for (const k of Object.keys(o)) {
-    if (!OPTION_KEYS.has(k)) throw new TypeError(`${where}: unknown option ${JSON.stringify(k)}; expected enable, epoch, step, imageIdx, imageSize or args`);
-  }
+  checkOptionKeys(where, o, OPTION_KEYS);
   if (o.enable !== undefined && typeof o.enable !== 'boolean') throw new TypeError(`${where}: enable must be a boolean; got ${typeof o.enable}`);
   return o as AITracerOptions;
 }
@@ -90,7 +88,7 @@ function checkObject(v: unknown, what: string, like: string): void {
 }
 
 function checkKeys(o: object, keys: readonly string[], what: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${what}: unknown option ${JSON.stringify(k)}; expected ${keys.join(', ')}`);
+  checkOptionKeys(what, o, keys);
 }
 
 /** Core's own checks say `update: …`; the user called `ai.compute.update`. */

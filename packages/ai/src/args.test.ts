@@ -9,7 +9,7 @@ describe('argument checks', () => {
     expect(() => ai.compute.step(42 as never)).toThrow(/^ai\.compute\.step: expects a function, method, class or options like \{ step \}; got number/);
     expect(() => ai.compute.step('x' as never)).toThrow(/^ai\.compute\.step: expects .*; got string/);
     expect(() => ai.checkpoint.init(undefined as never)).toThrow(/^ai\.checkpoint\.init: expects .*; got undefined/);
-    expect(() => ai.compute.step({ epochs: 1 } as never)).toThrow(/^ai\.compute\.step: unknown option "epochs"/);
+    expect(() => ai.compute.step({ epochs: 1 } as never)).toThrow(/^ai\.compute\.step: unknown option "epochs" \(did you mean epoch\?\); known options: enable, epoch, step/);
     expect(() => ai.compute.step({ enable: 1 } as never)).toThrow(/^ai\.compute\.step: enable must be a boolean/);
     expect(() => ai.compute.step({ step: NaN })).toThrow(/^ai\.compute\.step\.update: step must be a finite number; got NaN/);
   });
@@ -32,7 +32,7 @@ describe('argument checks', () => {
     expect(() => ai.compute.run(() => 1, 42 as never)).toThrow(/^ai\.compute\.run: args must be an object/);
     expect(() => ai.data.iter(42 as never)).toThrow(/^ai\.data\.iter: expected an iterable or async iterable; got number/);
     expect(() => ai.data.iter([1], 42 as never)).toThrow(/^ai\.data\.iter: options must be an object/);
-    expect(() => ai.data.iter([1], { includeIters: false } as never)).toThrow(/^ai\.data\.iter: unknown option "includeIters"/);
+    expect(() => ai.data.iter([1], { includeIters: false } as never)).toThrow(/^ai\.data\.iter: unknown option "includeIters" \(did you mean includeIter\?\)/);
     expect([...ai.data.iter([1, 2])]).toEqual([1, 2]);
   });
 
@@ -43,9 +43,13 @@ describe('argument checks', () => {
     expect(() => useTf(tf, { shapes: 1 as never })).toThrow(/^useTf: shapes must be a boolean; got 1/);
     await expect(loadTf({ prefer: ['tpu' as never] })).rejects.toThrow(/^loadTf: prefer\[0\] is an unknown candidate "tpu"/);
     await expect(loadTf({ prefer: ['cpu'], memory: 'no' as never })).rejects.toThrow(/^loadTf: memory must be a boolean/);
+    expect(() => useTf(tf, { shape: true } as never)).toThrow(/^useTf: unknown option "shape" \(did you mean shapes\?\); known options: sync, shapes, memory$/);
+    // ai's loadTf knows @dftracer/tfjs's options and useTf's: a slip in either is named with the one meant
+    await expect(loadTf({ prefer: ['cpu'], sycn: true } as never)).rejects.toThrow(/^loadTf: unknown option "sycn" \(did you mean sync\?\); known options: prefer, from, wasmTraining, tf, webgpu, sync, shapes, memory$/);
+    await expect(loadTf({ prefered: ['cpu'] } as never)).rejects.toThrow(/^loadTf: unknown option "prefered" \(did you mean prefer\?\)/);
     expect(() => tfjsAutoTrace(42 as never)).toThrow(/^tfjsAutoTrace: options must be an object like \{ tf \}; got 42/);
     expect(() => tfjsAutoTrace({ tf: 42 as never })).toThrow(/^tfjsAutoTrace: tf must be the TensorFlow.js namespace/);
-    expect(() => tfjsAutoTrace({ tfjs: tf } as never)).toThrow(/^tfjsAutoTrace: unknown option "tfjs"; expected tf/);
+    expect(() => tfjsAutoTrace({ tfjs: tf } as never)).toThrow(/^tfjsAutoTrace: unknown option "tfjs" \(did you mean tf\?\); known options: tf$/);
     expect(tfjsAutoTrace({ tf }).name).toBe('ai.tfjs');
     expect(() => traceDataset(42)).toThrow(/^traceDataset: expected a tf.data.Dataset/);
   });

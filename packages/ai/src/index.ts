@@ -3,8 +3,7 @@ export type { AI, AICompute, AIData, AIDataLoader, AIComm, AIDevice, AICheckpoin
 export type { AITracer, AITracerOptions, AIRegionOptions, AIIterOptions } from './ai-tracer.js';
 export { loadTf } from './load-tf.js';
 export type { LoadTfOptions } from './load-tf.js';
-// Re-exported from @dftracer/tfjs, so pydftracer-style programs import tfjs setup from here too.
-export { registerWasmConvGrad, WASM_TRAINING_KERNELS, isAsyncBackend } from '@dftracer/tfjs';
+// The types of what ai's loadTf returns; the rest of tfjs setup is @dftracer/tfjs's own API.
 export type { LoadedTf, Tf, TfPackage } from '@dftracer/tfjs';
 export { useTf, computeHooks, transferHooks } from './tfjs-hooks.js';
 export type { UseTfOptions } from './tfjs-hooks.js';

@@ -1,5 +1,7 @@
 import { loadTf as loadTfNamespace, type LoadedTf, type LoadTfOptions as TfjsLoadTfOptions } from '@dftracer/tfjs';
-import { checkUseTfOptions, useTf, type UseTfOptions } from './tfjs-hooks.js';
+import { checkOptionKeys } from '@dftracer/core';
+import { LOAD_TF_OPTIONS } from '@dftracer/tfjs/internal';
+import { checkUseTfOptions, USE_TF_KEYS, useTf, type UseTfOptions } from './tfjs-hooks.js';
 
 /** `@dftracer/tfjs`'s loadTf options and those of `useTf` for the compute tracers. */
 export interface LoadTfOptions extends TfjsLoadTfOptions, UseTfOptions {}
@@ -11,6 +13,8 @@ export interface LoadTfOptions extends TfjsLoadTfOptions, UseTfOptions {}
  */
 export async function loadTf(options: LoadTfOptions = {}): Promise<LoadedTf> {
   if (options === null || typeof options !== 'object') return loadTfNamespace(options);
+  // one check over both sets of names, so a misspelt `sycn` is told it meant `sync`
+  checkOptionKeys('loadTf', options, [...LOAD_TF_OPTIONS, ...USE_TF_KEYS]);
   const { sync, shapes, memory, ...load } = options;
   checkUseTfOptions({ sync, shapes, memory }, 'loadTf');
   const loaded = await loadTfNamespace(load);

@@ -1,5 +1,6 @@
 import { instrument, type Instrument } from '@dftracer/core';
 import { tracerOf, type AITracer } from './ai-tracer.js';
+import { withLineage } from './lineage.js';
 import { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME } from './names.js';
 
 export { BLOCK_NAME, INIT_NAME, ITER_COUNT_NAME, ITER_NAME, ROOT_CAT, ROOT_NAME };
@@ -111,7 +112,7 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
 
 /** A fresh taxonomy tree (the package's `ai` is one; tests may build their own). */
 export function createAI(): AI {
-  const root = instrument(ROOT_CAT, ROOT_NAME, { iter: { wait: ITER_NAME, hold: BLOCK_NAME, counter: ITER_COUNT_NAME } });
+  const root = instrument(ROOT_CAT, ROOT_NAME, { iter: { wait: ITER_NAME, hold: BLOCK_NAME, counter: ITER_COUNT_NAME }, used: 'ai' });
   const ai = tracerOf(root) as AI;
   for (const [cat, names] of Object.entries(TAXONOMY)) {
     const catIns = root.child(cat, { cat });
@@ -125,6 +126,8 @@ export function createAI(): AI {
     if (WITH_IO.has(cat)) attach(catTracer, 'io', io(catIns));
     attach(ai, cat, catTracer);
   }
+  // A checkpoint written says which data it came from (entities and relations).
+  withLineage((ai as unknown as { checkpoint: { capture: AITracer } }).checkpoint.capture);
   return ai;
 }
 

@@ -1,5 +1,5 @@
 import { jsonArg, type JsonArg } from '@dftracer/core';
-import { dtypeBytes } from '@dftracer/tfjs';
+import { dtypeBytes } from '@dftracer/tfjs/internal';
 
 export type Tensor = { shape: number[]; dtype: string; size: number; isDisposed: boolean; data(): Promise<unknown> };
 type IsTensor = (x: unknown) => x is Tensor;

@@ -3,7 +3,8 @@
 // summary's leak verdict at the program's own rate.
 import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
-import { currentTf, kernelHubStatus } from '@dftracer/tfjs';
+import { currentTf } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';

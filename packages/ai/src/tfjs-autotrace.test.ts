@@ -6,7 +6,7 @@ import { finalize, getTracer, initializeLog } from '@dftracer/core';
 import type { io as tfio } from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTf, tfjsAutoTrace, type LoadedTf } from './index.js';
-import { ancestry, readTrace, tempDir, type Trace } from '@dftracer/testing';
+import { ancestry, readTrace, tempDir, traceProblems, type Trace } from '@dftracer/testing';
 
 let dir = '';
 let file = '';
@@ -73,6 +73,7 @@ describe('tfjsAutoTrace', () => {
     finalize();
 
     const t: Trace = readTrace(file);
+    expect(traceProblems(t)).toEqual([]);
     const evs = t.program;
     const named = (cat: string, name: string) => evs.filter((e) => e.cat === cat && e.name === name);
     const trains = named('pipeline', 'train');
@@ -98,13 +99,14 @@ describe('tfjsAutoTrace', () => {
     ]);
     for (const s of fitSteps) {
       const epoch = epochs.find((e) => e.args.epoch === s.args.epoch && e.args.p_idx === fit!.id)!;
+      expect(s.args.p_idx).toBe(epoch.id); // fit's callbacks open them: each nests under its epoch
       expect(s.ts).toBeGreaterThanOrEqual(epoch.ts);
       expect(s.ts + s.dur).toBeLessThanOrEqual(epoch.ts + epoch.dur);
     }
     // fitDataset: 2 batches per epoch, each fetched from the dataset (the end of each epoch's iterator is no fetch).
     const fetches = named('dataloader', 'fetch');
     expect(fetches).toHaveLength(4);
-    for (const f of fetches) expect(ancestry(t.byId, f)).toContain('train');
+    for (const f of fetches) expect(ancestry(t.byId, f).slice(0, 2)).toEqual(['epoch', 'train']);
     expect(steps).toHaveLength(6 + 4 + 1); // fit, fitDataset, trainOnBatch
     const forward = named('compute', 'forward');
     expect(forward).toHaveLength(3); // predict, and after save the model's and the restored model's

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Plugin, Region, Tracer } from '@dftracer/core';
+import { checkOptionKeys } from '@dftracer/core';
 import { currentTf, trackTfjsMemory, type Tf, type TfMemoryLike } from '@dftracer/tfjs';
 import { ai } from './taxonomy.js';
 
@@ -28,7 +29,7 @@ let live = 0;
  */
 export function tfjsAutoTrace(options: TfjsAutoTraceOptions = {}): Plugin {
   if (options === null || typeof options !== 'object') throw new TypeError(`tfjsAutoTrace: options must be an object like { tf }; got ${String(options)}`);
-  for (const k of Object.keys(options)) if (k !== 'tf') throw new TypeError(`tfjsAutoTrace: unknown option ${JSON.stringify(k)}; expected tf`);
+  checkOptionKeys('tfjsAutoTrace', options, ['tf']);
   const given = options.tf as { LayersModel?: unknown; data?: unknown } | undefined;
   if (given !== undefined && (given === null || typeof given !== 'object' || typeof given.LayersModel !== 'function')) {
     throw new TypeError('tfjsAutoTrace: tf must be the TensorFlow.js namespace (import * as tf from "@tensorflow/tfjs"), with LayersModel');
@@ -150,13 +151,15 @@ function withCallbacks(tf: Tf, Base: new (...a: any[]) => object, cfg: unknown):
   let epochRegion: Region | null = null;
   let stepRegion: Region | null = null;
   const ours = new tf.CustomCallback({
+    // fit runs epochs and batches one after another: each region stands in for fit's span as
+    // the parent of what fit does next (a callback's frame cannot be fit's async context)
     onEpochBegin: async (epoch: number) => {
       ai.update({ epoch, step: 0 });
-      epochRegion = ai.pipeline.epoch.start();
+      epochRegion = ai.pipeline.epoch.instrument.start({ context: true });
     },
     onBatchBegin: async (batch: number) => {
       ai.update({ step: batch });
-      stepRegion = ai.compute.step.start();
+      stepRegion = ai.compute.step.instrument.start({ context: true });
     },
     onBatchEnd: async () => {
       stepRegion?.stop();

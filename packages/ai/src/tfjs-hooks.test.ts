@@ -4,7 +4,8 @@ import { finalize, getTime, initializeLog } from '@dftracer/core';
 import { currentTf } from '@dftracer/tfjs';
 import { readTrace, tempDir, within, type Trace } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ai, loadTf, WASM_TRAINING_KERNELS } from './index.js';
+import { WASM_TRAINING_KERNELS } from '@dftracer/tfjs';
+import { ai, loadTf } from './index.js';
 
 let file = '';
 const checks: ((t: Trace) => void)[] = [];

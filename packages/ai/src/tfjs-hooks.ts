@@ -1,5 +1,7 @@
 import type { ArgValue, CallHooks } from '@dftracer/core';
-import { isAsyncBackend, useTfNamespace, type Tf } from '@dftracer/tfjs';
+import { checkOptionKeys } from '@dftracer/core';
+import { useTfNamespace, type Tf } from '@dftracer/tfjs';
+import { isAsyncBackend } from '@dftracer/tfjs/internal';
 import { ai } from './taxonomy.js';
 import { OutputFacts, tensorTest, tensorsIn } from './tensor-facts.js';
 
@@ -186,9 +188,13 @@ export function transferHooks(tf: Tf): CallHooks<undefined> {
 }
 
 /** Throws, naming the option, on what `useTf` (and loadTf's `sync`) cannot use. */
+/** useTf's option names; ai's loadTf takes them beside @dftracer/tfjs's. */
+export const USE_TF_KEYS: readonly string[] = ['sync', 'shapes', 'memory'];
+
 export function checkUseTfOptions(options: unknown, fn = 'useTf'): void {
   if (options === null || typeof options !== 'object') throw new TypeError(`${fn}: options must be an object like { sync, shapes, memory }; got ${String(options)}`);
   const o = options as Record<string, unknown>;
+  checkOptionKeys(fn, o, USE_TF_KEYS);
   if (o.sync !== undefined && typeof o.sync !== 'boolean' && o.sync !== 'auto') throw new TypeError(`${fn}: sync must be true, false or 'auto'; got ${JSON.stringify(o.sync)}`);
   for (const k of ['shapes', 'memory'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${fn}: ${k} must be a boolean; got ${JSON.stringify(o[k])}`);
 }

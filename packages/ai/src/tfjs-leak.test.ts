@@ -2,7 +2,7 @@
 // subscribed): handing tfjs over (ai's loadTf, useTf) starts the tfjs memory counter.
 import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
 import * as tfjs from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';

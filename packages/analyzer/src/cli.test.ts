@@ -52,7 +52,7 @@ describe('dftracer CLI', () => {
     const good = writeSyntheticTrace({ path: join(dir, 'good.pfw.gz'), events: 50_000, memberBytes: 64 * 1024 }).path;
     const ok = run('validate', '--threads', '2', good);
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/^valid: 1 file, 50,000 events and [\d,]+ metadata records checked, no problems \(.+\)\n$/);
+    expect(ok.out).toMatch(/^valid: 1 file, 50,000 events and [\d,]+ metadata and counter records checked, no problems \(.+\)\n$/);
 
     const bad = writeSmallTrace(join(dir, 'bad.pfw.gz'), 'unknown-fhash');
     const junk = join(dir, 'junk.pfw');
@@ -71,7 +71,7 @@ describe('dftracer CLI', () => {
     const strict = run('validate', '--strict', unfinished.path);
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/killed\.pfw\.gz:\d+: strict: unfinished: no "end" event/);
-    expect(strict.out).toMatch(/invalid: 1 problem in 1 of 1 file \(strict 1\), 1 warning; 10 events and 10 metadata records checked/);
+    expect(strict.out).toMatch(/invalid: 1 problem in 1 of 1 file \(strict 1\), 1 warning; 10 events and 10 metadata and counter records checked/);
 
     const json = run('validate', '--json', bad.path);
     expect(json.code).toBe(1);
@@ -85,7 +85,7 @@ describe('dftracer CLI', () => {
       writeSmallTrace(join(tree, 'deeper', 'b.pfw.gz'));
       const r = run('validate', tree);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/^valid: 2 files, 22 events and 20 metadata records checked, no problems \(/);
+      expect(r.out).toMatch(/^valid: 2 files, 22 events and 20 metadata and counter records checked, no problems \(/);
       writeFileSync(join(tree, 'notes.txt'), 'ignored: not a trace name');
       expect(run('validate', tree).code).toBe(0);
       expect(run('validate', `${tree}/**/*.pfw.gz`).out).toMatch(/^valid: 1 file, 11 events/);

@@ -1,9 +1,11 @@
 /** The `dftracer` commands: their options, help and the glue from flags to the library. */
-import { existsSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { UsageError, UserError } from './errors.js';
 import { fmtCount } from './format.js';
 import { resolveInputs } from './inputs.js';
+import { checkOutputTarget } from './output-file.js';
 import { Progress } from './progress.js';
 import { validateFiles, type FileValidation } from './validate.js';
 
@@ -42,6 +44,19 @@ function intFlag(values: Values, name: string, def: number, min = 0): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min} (got "${String(v)}")`);
   return n;
+}
+
+/**
+ * --threads N, capped at the cores: more threads than cores only add start-up and switching
+ * (999 validate workers took 30 s on a 29-event file). The cap is said on stderr.
+ */
+function threadsFlag(values: Values, min: number): number | undefined {
+  if (values.threads === undefined) return undefined;
+  const n = intFlag(values, 'threads', min, min);
+  const cores = availableParallelism();
+  if (n <= cores) return n;
+  process.stderr.write(`dftracer: note: --threads ${n} capped at ${cores}, the cores available\n`);
+  return cores;
 }
 
 /** A comma-separated list (`--compute-cats io_wait,train`), or undefined when not given. */
@@ -88,15 +103,16 @@ const validate: Command = {
   help: `Usage: dftracer validate [options] FILE… | DIR | GLOB
 
 Checks each trace against the DFTracer layout and reports every kind of problem found, with
-file and line: the "[" header and one JSON object per line with fields in order; unique ids;
-p_idx naming an enclosing event (and level = parent's + 1); every fhash/hhash/*_hash resolved
+file and line: the "[" header and one JSON object per line with fields in order; ids unique
+per process; p_idx naming an enclosing event of its process (and level = parent's + 1); every fhash/hhash/*_hash resolved
 by FH/HH/SH metadata; start first and end last with a correct num_events; no partially
 overlapping slices on one pid/tid; kernels on a GPU device track (args.device_track) one after
 another; truncated or corrupt gzip.
 
 Every layout DFTracer has written is accepted: numbers as strings (2023), integer hashes and a
 closing "]" without newline (2024), 16-hex hashes (2025), num_events counting metadata or not,
-several runs appended in one file (each checked on its own). What is genuine in upstream traces
+several runs appended in one file (each checked on its own), dftracer_merge output (each
+process's own ids, a blank line before "]"). What is genuine in upstream traces
 but worth knowing is a warning: a trace without its end event (a killed process), an older
 layout, ids used twice by a fork child, ids that start again (another run appended), a p_idx
 naming a parent still open at finalize. --strict makes warnings errors.
@@ -108,7 +124,8 @@ Options:
   --max-problems N   problem and warning lines to print (default 20; each kind's count is
                      always in the verdict)
   --threads N        worker threads that scan in parallel (default: none on 1–2 cores, where
-                     decompression and checking already use both; else one per extra core)
+                     decompression and checking already use both; else one per extra core;
+                     at most one per core)
   --json             print the full report as JSON
   -q, --quiet        print only the verdict line
   -h, --help         this help`,
@@ -123,7 +140,7 @@ Options:
   async run(values, positionals) {
     const files = resolveInputs(positionals);
     const maxLines = intFlag(values, 'max-problems', 20);
-    const threads = values.threads === undefined ? undefined : intFlag(values, 'threads', 0);
+    const threads = threadsFlag(values, 0);
     const total = totalBytes(files);
     const progress = new Progress('validate', total);
     let before = 0;
@@ -152,7 +169,7 @@ Options:
     const rate = report.seconds > 0 ? `, ${fmtCount(records / report.seconds)} records/s` : '';
     const timing = `${report.seconds.toFixed(report.seconds < 10 ? 2 : 1)} s${rate}`;
     const nFiles = `${files.length} file${files.length === 1 ? '' : 's'}`;
-    const checked = `${fmtCount(report.events)} event${report.events === 1 ? '' : 's'} and ${fmtCount(report.metadata)} metadata record${report.metadata === 1 ? '' : 's'} checked`;
+    const checked = `${fmtCount(report.events)} event${report.events === 1 ? '' : 's'} and ${fmtCount(report.metadata)} metadata and counter record${report.metadata === 1 ? '' : 's'} checked`;
     const nWarnings = report.warnings > 0 ? `, ${fmtCount(report.warnings)} warning${report.warnings === 1 ? '' : 's'}` : '';
     if (!values.quiet) {
       // problem lines first, then warnings, --max-problems lines in all
@@ -190,7 +207,7 @@ Options:
 
 // ---- summary -------------------------------------------------------------------------------------
 
-const ENGINE_HELP = `  --threads N        DuckDB threads (default: one per core)
+const ENGINE_HELP = `  --threads N        DuckDB threads (default and at most: one per core)
   --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 256MB); it spills to a
                      temporary directory beyond that`;
 
@@ -348,13 +365,21 @@ export async function gzipChecks(files: string[]): Promise<string[]> {
 
 // ---- merge ---------------------------------------------------------------------------------------
 
-/** The -o value: required, with one of the allowed endings, not overwriting without --force. */
+/**
+ * The -o value: required, with one of the allowed endings; not an input, and not overwriting
+ * without --force (checked against `inputs` when they are known: `checkOutput`).
+ */
 function outputFlag(values: Values, cmd: string, exts: RegExp, endings: string, example: string): string {
   const o = values.output;
   if (typeof o !== 'string' || o === '') throw new UsageError(`${cmd}: -o OUT is required (e.g. -o ${example})`);
   if (!exts.test(o)) throw new UsageError(`${cmd}: the output name must end with ${endings} (got ${o})`);
-  if (!values.force && existsSync(o)) throw new UsageError(`${cmd}: ${o} exists (use --force to overwrite)`);
+  checkOutputTarget(cmd, o, [], values.force === true);
   return o;
+}
+
+/** The output must not be one of the inputs (writing it would destroy what is being read). */
+function checkOutput(values: Values, cmd: string, out: string, inputs: string[]): void {
+  checkOutputTarget(cmd, out, inputs, values.force === true);
 }
 
 const merge: Command = {
@@ -367,7 +392,8 @@ metadata and events after it. Ids of the second and later files are shifted (and
 with them) so that ids stay unique; a pid that an earlier file already used (another host) is
 moved to a free one. With a .gz output the first input's gzip members are copied unchanged when
 possible, and the rest is written as multi-member gzip. The result passes "dftracer validate"
-when the inputs do.
+when the inputs do. OUT is written to a temporary file beside it and renamed when complete
+(an interrupted merge leaves nothing under its name); it cannot be one of the inputs.
 
 Options:
   -o, --output OUT   the merged trace (.pfw or .pfw.gz)
@@ -376,10 +402,11 @@ Options:
   options: { ...HELP_FLAG, output: { type: 'string', short: 'o' }, force: { type: 'boolean' } },
   async run(values, positionals) {
     const out = outputFlag(values, 'merge', /\.pfw(\.gz)?$/, '.pfw or .pfw.gz', 'merged.pfw.gz');
-    const files = resolveInputs(positionals).filter((f) => resolve(f) !== resolve(out));
+    const files = resolveInputs(positionals);
+    checkOutput(values, 'merge', out, files);
     await assertTraces(files);
     const { mergeTraces } = await import('./merge.js');
-    const progress = new Progress('merge', 2 * totalBytes(files));
+    const progress = new Progress('merge', totalBytes(files));
     const r = await mergeTraces(files, out, { onProgress: (n) => progress.update(n) });
     progress.done();
     for (const w of r.warnings) process.stderr.write(`dftracer: warning: ${w}\n`);
@@ -408,7 +435,8 @@ event id and the file path of its fhash. Browsers handle a few million events at
 tid, ts, dur, te, level, p_idx, hhash, fhash, file, count, offset, ret, size, args as JSON,
 trace) as zstd-compressed Parquet, for Spark, Dask, pandas or DuckDB.
 
-The format follows the flag, or the output name when no flag is given.
+The format follows the flag, or the output name when no flag is given. OUT is written to a
+temporary file beside it and renamed when complete; it cannot be one of the inputs.
 
 Options:
   --perfetto         Perfetto / Chrome trace JSON (.json, or .json.gz compressed)
@@ -425,7 +453,6 @@ ${ENGINE_HELP}
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
-    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const o = typeof values.output === 'string' ? values.output : '';
@@ -438,6 +465,7 @@ ${ENGINE_HELP}
         ? outputFlag(values, 'export --perfetto', /\.json(\.gz)?$/, '.json or .json.gz', 'trace.json.gz')
         : outputFlag(values, 'export --parquet', /\.parquet$/, '.parquet', 'events.parquet');
     const files = resolveInputs(positionals);
+    checkOutput(values, `export --${format}`, out, files);
     await assertTraces(files);
     const engine = engineFlags(values);
     const progress = new Progress(`export`, 100, 'percent');
@@ -465,7 +493,8 @@ ${ENGINE_HELP}
 
 function engineFlags(values: Values): { threads?: number; memoryLimit?: string } {
   const out: { threads?: number; memoryLimit?: string } = {};
-  if (values.threads !== undefined) out.threads = intFlag(values, 'threads', 1, 1);
+  const threads = threadsFlag(values, 1);
+  if (threads !== undefined) out.threads = threads;
   const m = sizeFlag(values, 'memory-limit');
   if (m) out.memoryLimit = m;
   return out;
@@ -549,12 +578,14 @@ ${ENGINE_HELP}
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
+    progress: { type: 'boolean' },
   },
   async run(values, positionals) {
     const out = outputFlag(values, 'report', /\.html?$/, '.html', 'report.html');
     const computeCats = listFlag(values, 'compute-cats');
     const files = resolveInputs(positionals);
     const compareFiles = typeof values.compare === 'string' ? resolveInputs([values.compare]) : undefined;
+    checkOutput(values, 'report', out, [...files, ...(compareFiles ?? [])]);
     await assertTraces([...files, ...(compareFiles ?? [])]);
     const { writeReport } = await import('./report.js');
     const progress = stagedProgress('report', values);

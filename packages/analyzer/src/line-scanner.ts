@@ -80,7 +80,7 @@ export const FLAG_CLOSE = 5;
  * Layouts upstream DFTracer wrote that are accepted but are not the layout dftracer.js writes:
  * warnings, errors under `validate --strict`.
  */
-export type QuirkKind = 'string-numbers' | 'integer-hashes' | 'indented' | 'close-no-newline' | 'joined-close';
+export type QuirkKind = 'string-numbers' | 'integer-hashes' | 'indented' | 'close-no-newline' | 'joined-close' | 'blank-line';
 
 export const QUIRK_TEXT: Record<QuirkKind, string> = {
   'string-numbers': 'numbers written as strings (DLIO profiler / DFTracer 2023 layout), read as numbers',
@@ -88,6 +88,7 @@ export const QUIRK_TEXT: Record<QuirkKind, string> = {
   indented: 'lines indented with spaces',
   'close-no-newline': 'the closing "]" has no final newline (DFTracer 2024 layout)',
   'joined-close': 'a run\'s closing "]" and the next run\'s first record share a line (DFTracer 2024 appending to an existing file)',
+  'blank-line': 'empty lines (DFTracer\'s dftracer_merge writes one before the closing "]")',
 };
 
 /** What scanning one chunk of whole lines found; line numbers are relative to the chunk (1-based). */
@@ -777,7 +778,7 @@ export class LineScanner {
   private slowLine(start: number, end: number, lineNo: number): void {
     const text = this.text(start, end);
     if (/^\s*$/.test(text)) {
-      this.problem('layout', lineNo, 'empty line');
+      this.quirk('blank-line', lineNo);
       return;
     }
     let obj: unknown;

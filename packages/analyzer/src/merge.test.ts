@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeTraces } from './merge.js';
 import { readTrace } from '@dftracer/testing';
@@ -56,5 +58,19 @@ describe('merge', () => {
     expect(v.files[0]!.problems).toEqual([]);
     expect(v.files[0]!.warnings[0]).toMatch(/unfinished: no "end" event for pid 78/);
     expect(new Set(readTrace(out).events.map((e) => e.pid))).toEqual(new Set([77, 1 << 22, 78]));
+  });
+
+  it("gives a later file no id that the copied first file's p_idx already names (a parent open when it was killed)", async () => {
+    // killed mid-run: event 2's parent (id 9) was still open, never written; no "]" (its members are copied)
+    const killed = join(dir, 'killed.pfw.gz');
+    const ev = (id: number, name: string, ts: number, pIdx: number, level: number) =>
+      `{"id":${id},"name":"${name}","cat":"${id === 1 ? 'dftracer' : 'POSIX'}","pid":31,"tid":31,"ts":${ts},"dur":${id === 1 ? 0 : 5},"ph":"X","args":{"level":${level},"p_idx":${pIdx}}}`;
+    writeFileSync(killed, gzipSync(`[\n${ev(1, 'start', 1000, -1, 1)}\n${ev(2, 'read', 1010, 9, 2)}\n`));
+    const other = writeSmallTrace(join(dir, 'after-killed.pfw.gz'), 'clean', { pid: 32 }).path;
+    const r = await mergeTraces([killed, other], join(dir, 'merged3.pfw.gz'));
+    expect(r.copied).toBe(1);
+    const ids = readTrace(join(dir, 'merged3.pfw.gz')).events.filter((e) => e.pid === 32 && e.id !== undefined).map((e) => e.id);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(Math.min(...(ids as number[]))).toBeGreaterThan(9);
   });
 });

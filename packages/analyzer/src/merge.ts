@@ -11,20 +11,22 @@
  * Metadata (HH, FH, SH, thread_name, …) is kept. A `.gz` output is multi-member gzip, like the
  * tracer writes; the first input's gzip members are copied as they are when nothing in it changes.
  */
-import { createWriteStream, statSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
-import { gzip as gzipCb } from 'node:zlib';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { gunzipSync, gzip as gzipCb } from 'node:zlib';
 import { promisify } from 'node:util';
 import { UserError } from './errors.js';
 import { isGzipFile, TraceReader } from './lines.js';
+import { checkOutputTarget, writeOutput, type OutputFile } from './output-file.js';
 
 const gzip = promisify(gzipCb);
 
 export interface MergeOptions {
   /** Uncompressed bytes per output gzip member (default 4 MiB). */
   memberBytes?: number;
-  /** gzip level for rewritten data (default 6). */
+  /** gzip level for rewritten data (default 1, as the tracer writes: 2–3× faster than 6, and about the inputs' size). */
   level?: number;
+  /** On-disk input bytes merged so far (of the inputs' total size). */
   onProgress?: (bytesIn: number) => void;
 }
 
@@ -49,14 +51,22 @@ const ID_PREFIX = Buffer.from('{"id":');
 const PIDX = Buffer.from('"p_idx":');
 const PID = Buffer.from(',"pid":');
 
+/** Where the number `readInt` read ends (a module variable: no tuple to allocate per line). */
+let intEnd = 0;
+
 /**
- * Digits at `p`: [value, end]; value -1 when none. A quoted number (`"7"`, the 2023 layout) is
- * read inside its quotes: `p` may be the opening quote, `end` is then the closing one.
+ * The integer at `p`, -1 when none; `intEnd` is set to where it ends. A quoted number (`"7"`, the
+ * 2023 layout) is read inside its quotes: `p` may be the opening quote, `intEnd` is then the
+ * closing one.
  */
-function readInt(b: Buffer, p: number): [number, number] {
+function readInt(b: Buffer, p: number): number {
   if (b[p] === 34) {
-    const [v, end] = readInt(b, p + 1);
-    return v === -1 || b[end] !== 34 ? [-1, p] : [v, end];
+    const v = readInt(b, p + 1);
+    if (v === -1 || b[intEnd] !== 34) {
+      intEnd = p;
+      return -1;
+    }
+    return v;
   }
   let neg = false;
   if (b[p] === 45) {
@@ -66,17 +76,9 @@ function readInt(b: Buffer, p: number): [number, number] {
   const s = p;
   let v = 0;
   while (p < b.length && b[p]! >= 48 && b[p]! <= 57) v = v * 10 + (b[p++]! - 48);
-  if (p === s) return [-1, s];
-  return [neg ? -v : v, p];
-}
-
-/** Per input file: what the merge has to change. */
-interface FileScan {
-  maxId: number;
-  pids: Set<number>;
-  /** The file can be copied verbatim: complete gzip, `[` first, no `]`, newline at the end. */
-  copyable: boolean;
-  gzipError?: string;
+  intEnd = p;
+  if (p === s) return -1;
+  return neg ? -v : v;
 }
 
 /** The first byte of [s, e) after spaces and tabs (indented lines: the 2023 layout, the seed's example). */
@@ -118,8 +120,6 @@ async function forEachLine(
   return reader;
 }
 
-const PH_X = Buffer.from('"ph":"X"');
-const PH_M = Buffer.from('"ph":"M"');
 
 /**
  * Where one run of an appended file ends and the next begins (see `validate`; here without
@@ -187,16 +187,62 @@ class RunTracker {
 const START = Buffer.from('"name":"start","cat":"dftracer"');
 const END = Buffer.from('"name":"end","cat":"dftracer"');
 
-/** A record's id, pid and whether it is the `start` (1) or `end` (2) event, for `RunTracker`. */
-function recordKeys(b: Buffer, s: number, e: number): [number, number, 0 | 1 | 2] {
-  const id = b.compare(ID_PREFIX, 0, ID_PREFIX.length, s, s + ID_PREFIX.length) === 0 ? readInt(b, s + ID_PREFIX.length)[0] : -1;
-  const pp = b.indexOf(PID, s);
-  const pid = pp >= 0 && pp < e ? readInt(b, pp + PID.length)[0] : -1;
-  const at = (x: Buffer) => {
-    const i = b.indexOf(x, s);
-    return i >= 0 && i < e;
-  };
-  return [id, pid, at(START) ? 1 : at(END) ? 2 : 0];
+/** The fields of one record line that merge reads or edits (positions within the line). */
+interface RecordKeys {
+  /** -1: none (also for the positions). */
+  id: number;
+  idEnd: number;
+  pid: number;
+  /** Where `,"pid":` starts, and where its number ends. */
+  pp: number;
+  pidEnd: number;
+  /** 1: the `start` event, 2: the `end` event, else 0. */
+  lifecycle: 0 | 1 | 2;
+  /** The byte after `"ph":"` (88 X, 77 M), -1 when none. */
+  kind: number;
+  pIdx: number;
+  /** Where `"p_idx":` starts, and where its number ends. */
+  xp: number;
+  pIdxEnd: number;
+}
+
+/** One object, reused for every line (no allocation per line). */
+const keys: RecordKeys = { id: -1, idEnd: 0, pid: -1, pp: -1, pidEnd: 0, lifecycle: 0, kind: -1, pIdx: -1, xp: -1, pIdxEnd: 0 };
+
+/**
+ * Read a record line's keys. Every search is within the line (a view of it): searching the chunk
+ * from the line's start would run on to the end of the chunk whenever the line lacks the text,
+ * once per line (quadratic). Fields come in the layout's order (id, name, cat, pid, tid, ts, dur,
+ * ph, args), so each search starts where the previous one ended, and `name` and `args` are first
+ * looked for at their places. The result is valid until the next call.
+ */
+function parseRecord(line: Buffer): RecordKeys {
+  const k = keys;
+  k.id = startsWithId(line) ? readInt(line, ID_PREFIX.length) : -1;
+  k.idEnd = k.id >= 0 ? intEnd : 0;
+  let from = k.idEnd;
+  const np = keyAt(line, k.idEnd + 1, NAME_KEY) ? k.idEnd + 1 : line.indexOf(NAME_KEY, from);
+  k.lifecycle = 0;
+  if (np >= 0) {
+    from = np;
+    const c = line[np + NAME_KEY.length]; // compared only for names that begin like start or end
+    if (c === 115 && keyAt(line, np, START)) k.lifecycle = 1;
+    else if (c === 101 && keyAt(line, np, END)) k.lifecycle = 2;
+  }
+  let pp = line.indexOf(PID, from);
+  if (pp < 0 && from > 0) pp = line.indexOf(PID);
+  k.pp = pp;
+  k.pid = pp >= 0 ? readInt(line, pp + PID.length) : -1;
+  k.pidEnd = intEnd;
+  if (pp > from) from = pp;
+  const ph = line.indexOf(PH_KEY, from);
+  k.kind = ph >= 0 ? line[ph + PH_KEY.length]! : -1;
+  if (ph > from) from = ph;
+  const ap = ph >= 0 && keyAt(line, ph + PH_KEY.length + 3, ARGS_KEY) ? ph + PH_KEY.length + 3 : line.indexOf(ARGS_KEY, from); // `"ph":"X","args":{`
+  k.xp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
+  k.pIdx = k.xp >= 0 ? readInt(line, k.xp + PIDX.length) : -1;
+  k.pIdxEnd = intEnd;
+  return k;
 }
 
 /** A line that is only `[` or `]`: its byte; 0 otherwise. */
@@ -217,36 +263,43 @@ function joinedRecord(b: Buffer, s: number, e: number): number {
 interface FileScan {
   /** The largest id of each run (one run unless traces were appended in the file). */
   runMaxIds: number[];
+  /** The largest id or p_idx. */
   maxId: number;
   pids: Set<number>;
   lines: number;
   events: number;
   metadata: number;
   other: number;
-  /** Complete gzip, `[` first, no `]` or empty lines, newline at the end. */
+  /** Complete gzip, `[` first, no `[`, `]` or empty lines after it, one run, newline at the end. */
   copyable: boolean;
+  /** All that holds but for one `]` line, the last (a finished trace). */
+  copyableButClose: boolean;
   gzipError?: string;
 }
 
 async function scanFile(file: string, onProgress?: (n: number) => void): Promise<FileScan> {
-  const r: FileScan = { runMaxIds: [-1], maxId: -1, pids: new Set(), lines: 0, events: 0, metadata: 0, other: 0, copyable: true };
+  const r: FileScan = { runMaxIds: [-1], maxId: -1, pids: new Set(), lines: 0, events: 0, metadata: 0, other: 0, copyable: true, copyableButClose: false };
   const runs = new RunTracker();
   let lastTerminated = true;
+  let closes = 0;
+  let closeLast = false;
   const reader = await forEachLine(
     file,
     (b, s, e) => {
       r.lines++;
       lastTerminated = e < b.length && b[e] === 10;
+      closeLast = false;
       if (r.lines === 1) {
         if (!(e - s === 1 && b[s] === 91)) r.copyable = false;
         else return;
       }
       const bracket = bracketLine(b, s, e);
-      if (e === s || bracket !== 0) {
-        r.copyable = false;
-        if (bracket !== 0) runs.bracket(bracket === 91);
-        return;
-      }
+      if (bracket === 93) {
+        closes++;
+        closeLast = true;
+      } else if (e === s || bracket !== 0) r.copyable = false;
+      if (bracket !== 0) runs.bracket(bracket === 91);
+      if (e === s || bracket !== 0) return;
       const joined = joinedRecord(b, s, e);
       if (joined >= 0) {
         runs.bracket(false);
@@ -256,69 +309,251 @@ async function scanFile(file: string, onProgress?: (n: number) => void): Promise
         r.other++;
         return;
       }
-      const [id, pid, lifecycle] = recordKeys(b, s, e);
+      const { id, pid, lifecycle, kind, pIdx } = parseRecord(b.subarray(s, e));
       const run = runs.record(id, pid, lifecycle);
       while (r.runMaxIds.length <= run) r.runMaxIds.push(-1);
       if (id > r.runMaxIds[run]!) r.runMaxIds[run] = id;
-      if (id > r.maxId) r.maxId = id;
+      // a p_idx naming a parent never written (open at finalize) must not be given to a later file
+      if (Math.max(id, pIdx) > r.maxId) r.maxId = Math.max(id, pIdx);
       if (pid >= 0) r.pids.add(pid);
-      const x = b.indexOf(PH_X, s);
-      if (x >= 0 && x < e) r.events++;
-      else {
-        const m = b.indexOf(PH_M, s);
-        if (m >= 0 && m < e) r.metadata++;
-        else r.other++;
-      }
+      if (kind === 88 /* X */) r.events++;
+      else if (kind === 77 /* M */) r.metadata++;
+      else r.other++;
     },
     onProgress,
   );
   if (!lastTerminated || reader.outcome.gzipError || r.runMaxIds.length > 1) r.copyable = false;
+  r.copyableButClose = r.copyable && closes === 1 && closeLast;
+  r.copyable &&= closes === 0;
   if (reader.outcome.gzipError) r.gzipError = reader.outcome.gzipError.message;
   return r;
 }
 
-/** Merge `inputs` into `output` (gzip when it ends with `.gz`). */
-export async function mergeTraces(inputs: string[], output: string, opts: MergeOptions = {}): Promise<MergeResult> {
-  if (inputs.length === 0) throw new UserError('merge: no input files', 2);
-  const gzOut = output.endsWith('.gz');
-  const memberBytes = opts.memberBytes ?? 4 << 20;
-  const level = opts.level ?? 6;
-  const res: MergeResult = { output, files: inputs.length, lines: 0, events: 0, metadata: 0, otherLines: 0, remappedPids: [], warnings: [], copied: 0 };
-  const out = createWriteStream(output, { mode: 0o644 });
-  const outDone = new Promise<void>((resolve, reject) => {
-    out.on('error', reject);
-    out.on('finish', resolve);
-  });
-  const write = (b: Buffer) =>
-    new Promise<void>((resolve, reject) => {
-      out.write(b, (err) => (err ? reject(err) : resolve()));
-    });
+/**
+ * The merged output: lines are copied into one growing buffer, cut into gzip members of about
+ * `memberBytes` that compress on the thread pool while the next is assembled (two in flight).
+ */
+class MemberWriter {
+  private buf: Buffer;
+  private len = 0;
+  private pending: Promise<void> = Promise.resolve();
 
-  // output: one gzip member per `memberBytes`, compressed on the thread pool while the next
-  // member is assembled (at most two in flight)
-  let parts: Buffer[] = [];
-  let partsLen = 0;
-  let pending: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    if (partsLen === 0) return;
-    const raw = Buffer.concat(parts, partsLen);
-    parts = [];
-    partsLen = 0;
-    const compressed = gzOut ? gzip(raw, { level }) : Promise.resolve(raw);
-    const prev = pending;
-    pending = (async () => {
+  constructor(
+    private readonly out: OutputFile,
+    private readonly gz: boolean,
+    private readonly memberBytes: number,
+    private readonly level: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(memberBytes + (64 << 10));
+  }
+
+  get full(): boolean {
+    return this.len >= this.memberBytes;
+  }
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const b = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    this.buf.copy(b, 0, 0, this.len);
+    this.buf = b;
+  }
+
+  /** Bytes [s, e) of `src`. */
+  copy(src: Buffer, s: number, e: number): void {
+    this.room(e - s);
+    if (e - s > 256) {
+      this.len += src.copy(this.buf, this.len, s, e);
+      return;
+    }
+    // a loop beats Buffer#copy for the pieces of a line (it makes a view per call)
+    const b = this.buf;
+    let o = this.len;
+    for (let i = s; i < e; i++) b[o++] = src[i]!;
+    this.len = o;
+  }
+
+  /** A non-negative integer's digits. */
+  int(v: number): void {
+    if (v >= 1e15) {
+      this.text(String(v));
+      return;
+    }
+    this.room(16);
+    const b = this.buf;
+    let n = 1;
+    for (let x = v; x >= 10; x = Math.floor(x / 10)) n++;
+    let o = this.len + n;
+    this.len = o;
+    let x = v;
+    do {
+      b[--o] = 48 + (x % 10);
+      x = Math.floor(x / 10);
+    } while (x > 0);
+  }
+
+  text(t: string): void {
+    this.room(t.length);
+    this.len += this.buf.write(t, this.len, 'latin1');
+  }
+
+  newline(): void {
+    this.room(1);
+    this.buf[this.len++] = 10;
+  }
+
+  /** Hand the buffered bytes to compression and writing; waits for the member before them. */
+  async flush(): Promise<void> {
+    if (this.len === 0) return;
+    const raw = this.buf.subarray(0, this.len);
+    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.len = 0;
+    const compressed = this.gz ? gzip(raw, { level: this.level }) : Promise.resolve(raw);
+    const prev = this.pending;
+    this.pending = (async () => {
       const data = await compressed;
       await prev;
-      await write(data);
+      await this.out.write(data);
     })();
+    this.pending.catch(() => {}); // observed by the next flush or end()
     await prev;
-  };
-  const push = (b: Buffer) => {
-    parts.push(b);
-    partsLen += b.length;
-  };
+  }
 
-  // progress counts every input twice (a scan, then the copy or rewrite)
+  /** Bytes that go out as they are (a copied gzip member), after everything before them. */
+  async raw(data: Buffer): Promise<void> {
+    await this.flush();
+    await this.pending;
+    await this.out.write(data);
+  }
+
+  async end(): Promise<void> {
+    await this.flush();
+    await this.pending;
+  }
+}
+
+const NAME_KEY = Buffer.from('"name":"');
+
+/** `key` is at `p` in `l`. */
+function keyAt(l: Buffer, p: number, key: Buffer): boolean {
+  if (p < 0 || p + key.length > l.length) return false;
+  for (let i = 0; i < key.length; i++) if (l[p + i] !== key[i]) return false;
+  return true;
+}
+
+/** The line starts with `{"id":`. */
+function startsWithId(l: Buffer): boolean {
+  return l.length > 6 && l[0] === 123 && l[1] === 34 && l[2] === 105 && l[3] === 100 && l[4] === 34 && l[5] === 58;
+}
+const PH_KEY = Buffer.from('"ph":"');
+const ARGS_KEY = Buffer.from('"args":{');
+
+/** The state of a merge across its input files. */
+interface MergeState {
+  /** The largest id (or p_idx) written so far: the next run's ids go past it. */
+  top: number;
+  /** pids written so far (remap targets included). */
+  usedPids: Set<number>;
+  nextFreePid: number;
+  res: MergeResult;
+}
+
+/**
+ * One input file, streamed once: every line copied to `w` with its id and p_idx shifted past the
+ * ids written before its run and its pid moved when an earlier file used it.
+ */
+async function mergeFile(file: string, first: boolean, st: MergeState, w: MemberWriter, onProgress?: (n: number) => void): Promise<void> {
+  const res = st.res;
+  const runs = new RunTracker();
+  const shifts: number[] = [];
+  const pidMap = new Map<number, number>();
+  let lineNo = 0;
+  let top = st.top;
+  const mapPid = (pid: number): number => {
+    let to = pidMap.get(pid);
+    if (to !== undefined) return to;
+    to = pid;
+    if (st.usedPids.has(pid)) {
+      while (st.usedPids.has(st.nextFreePid)) st.nextFreePid++;
+      to = st.nextFreePid++;
+      res.remappedPids.push([file, pid, to]);
+    }
+    st.usedPids.add(to);
+    pidMap.set(pid, to);
+    return to;
+  };
+  const reader = await forEachLine(
+    file,
+    (b, s, e) => {
+      lineNo++;
+      if (lineNo === 1 && e - s === 1 && b[s] === 91) return; // the `[` line
+      const bracket = bracketLine(b, s, e);
+      if (bracket !== 0) runs.bracket(bracket === 91); // a run's `[` or closing `]`
+      if (e === s || bracket !== 0) return;
+      const joined = joinedRecord(b, s, e);
+      if (joined >= 0) {
+        runs.bracket(false);
+        s = joined;
+      }
+      res.lines++;
+      if (b[s] !== 123 || b[s + 1] !== 34) {
+        res.otherLines++;
+        w.copy(b, s, e);
+        w.newline();
+        return;
+      }
+      const line = b.subarray(s, e);
+      const rec = parseRecord(line);
+      const { id, idEnd, pid, pidEnd, pp, lifecycle, pIdx, pIdxEnd, xp } = rec;
+      if (rec.kind === 88 /* X */) res.events++;
+      else if (rec.kind === 77 /* M */) res.metadata++;
+      else res.otherLines++;
+      const run = runs.record(id, pid, lifecycle);
+      while (shifts.length <= run) shifts.push(first && shifts.length === 0 ? 0 : top + 1);
+      const shift = shifts[run]!;
+      if (id >= 0 && id + shift > top) top = id + shift;
+      if (pIdx >= 0 && pIdx + shift > top) top = pIdx + shift;
+      const newPid = pid >= 0 ? mapPid(pid) : pid;
+      // the edits, in line order: id, pid, p_idx (a quoted number keeps its quotes)
+      let at = 0;
+      if (shift !== 0 && id >= 0) {
+        const q = line[ID_PREFIX.length] === 34 ? 1 : 0;
+        w.copy(line, 0, ID_PREFIX.length + q);
+        w.int(id + shift);
+        at = idEnd;
+      }
+      if (newPid !== pid && pp >= at) {
+        const q = line[pp + PID.length] === 34 ? 1 : 0;
+        w.copy(line, at, pp + PID.length + q);
+        w.int(newPid);
+        at = pidEnd;
+      }
+      if (shift !== 0 && pIdx >= 0 && xp >= at) {
+        const q = line[xp + PIDX.length] === 34 ? 1 : 0;
+        w.copy(line, at, xp + PIDX.length + q);
+        w.int(pIdx + shift);
+        at = pIdxEnd;
+      }
+      w.copy(line, at, line.length);
+      w.newline();
+    },
+    onProgress,
+    async () => {
+      if (w.full) await w.flush();
+    },
+  );
+  if (reader.outcome.gzipError) res.warnings.push(`${file}: ${reader.outcome.gzipError.message}; its complete part was merged`);
+  st.top = top;
+}
+
+/**
+ * Merge `inputs` into `output` (gzip when it ends with `.gz`), written safely: to a temporary file
+ * beside it, renamed when complete (see `OutputFile`).
+ */
+export async function mergeTraces(inputs: string[], output: string, opts: MergeOptions = {}): Promise<MergeResult> {
+  if (inputs.length === 0) throw new UserError('merge: no input files', 2);
+  checkOutputTarget('merge', output, inputs, true);
+  const gzOut = output.endsWith('.gz');
+  const res: MergeResult = { output, files: inputs.length, lines: 0, events: 0, metadata: 0, otherLines: 0, remappedPids: [], warnings: [], copied: 0 };
   const sizes = inputs.map((f) => {
     try {
       return statSync(f).size;
@@ -327,144 +562,89 @@ export async function mergeTraces(inputs: string[], output: string, opts: MergeO
     }
   });
   let done = 0;
-  const progress = (n: number) => opts.onProgress?.(done + n);
-  let maxNewId = -1;
-  const usedPids = new Set<number>();
-  let nextFreePid = 1 << 22; // above Linux's default pid_max
-  try {
+  await writeOutput('merge', output, async (out) => {
+    const w = new MemberWriter(out, gzOut, opts.memberBytes ?? 4 << 20, opts.level ?? 1);
+    const st: MergeState = { top: -1, usedPids: new Set(), nextFreePid: 1 << 22 /* above Linux's largest pid */, res };
     for (let k = 0; k < inputs.length; k++) {
       const file = inputs[k]!;
-      const scan = await scanFile(file, progress);
-      done += sizes[k]!;
-      if (scan.gzipError) res.warnings.push(`${file}: ${scan.gzipError}; its complete part was merged`);
-      const pidMap = new Map<number, number>();
-      for (const p of scan.pids) {
-        if (!usedPids.has(p)) continue;
-        while (usedPids.has(nextFreePid) || scan.pids.has(nextFreePid)) nextFreePid++;
-        pidMap.set(p, nextFreePid);
-        res.remappedPids.push([file, p, nextFreePid]);
-        usedPids.add(nextFreePid++);
+      const size = sizes[k]!;
+      // the first file is scanned, then copied or rewritten: each pass counts half its size
+      const scanned = k === 0 && gzOut && (await isGzipFile(file));
+      const part = scanned ? 0.5 : 1;
+      if (scanned && (await copyFirst(file, st, w, (n) => opts.onProgress?.(n * part)))) {
+        done += size;
+        opts.onProgress?.(done);
+        continue;
       }
-      for (const p of scan.pids) if (!pidMap.has(p)) usedPids.add(p);
-      // each run's ids go past the largest id written before it
-      const shifts: number[] = [];
-      let top = maxNewId;
-      for (let run = 0; run < scan.runMaxIds.length; run++) {
-        const shift = k === 0 && run === 0 ? 0 : top + 1;
-        shifts.push(shift);
-        if (scan.runMaxIds[run]! >= 0) top = Math.max(top, scan.runMaxIds[run]! + shift);
+      if (res.lines === 0) {
+        w.text('[\n');
+        res.lines++;
       }
-      res.events += scan.events;
-      res.metadata += scan.metadata;
-      res.otherLines += scan.other;
-
-      if (k === 0 && scan.copyable && gzOut && (await isGzipFile(file))) {
-        // the first file's members go out as they are: they start with the `[` line
-        const fh = await open(file, 'r');
-        try {
-          let n = 0;
-          for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20 })) {
-            await write(chunk as Buffer);
-            progress((n += (chunk as Buffer).length));
-          }
-        } finally {
-          await fh.close();
-        }
-        res.copied++;
-        res.lines += scan.lines;
-      } else {
-        if (res.lines === 0) {
-          push(Buffer.from('[\n'));
-          res.lines++;
-        }
-        const runs = new RunTracker();
-        let lineNo = 0;
-        await forEachLine(
-          file,
-          (b, s, e) => {
-            lineNo++;
-            if (lineNo === 1 && e - s === 1 && b[s] === 91) return; // the `[` line
-            const bracket = bracketLine(b, s, e);
-            if (bracket !== 0) runs.bracket(bracket === 91); // a run's `[` or closing `]`
-            if (e === s || bracket !== 0) return;
-            const joined = joinedRecord(b, s, e);
-            if (joined >= 0) {
-              runs.bracket(false);
-              s = joined;
-            }
-            let shift = shifts[0]!;
-            if (b[s] === 123 && b[s + 1] === 34) {
-              const [id, pid, lifecycle] = recordKeys(b, s, e);
-              shift = shifts[runs.record(id, pid, lifecycle)]!;
-            }
-            push(rewrite(b, s, e, shift, pidMap));
-            res.lines++;
-          },
-          progress,
-          async () => {
-            if (partsLen >= memberBytes) await flush();
-          },
-        );
-      }
-      maxNewId = Math.max(maxNewId, top);
-      done += sizes[k]!;
+      const before = done + size * (1 - part);
+      await mergeFile(file, k === 0, st, w, (n) => opts.onProgress?.(before + n * part));
+      done += size;
     }
     // the array is closed after the last file, as DFTracer's own tools write a merged trace
-    push(Buffer.from(']\n'));
+    w.text(']\n');
     res.lines++;
-    await flush();
-    await pending;
-  } catch (e) {
-    out.destroy();
-    await rm(output, { force: true });
-    throw e;
-  }
-  out.end();
-  await outDone;
+    await w.end();
+  });
   return res;
 }
 
-/** One output line (newline included) with the id and p_idx shifted and the pid remapped. */
-function rewrite(b: Buffer, s: number, e: number, shift: number, pidMap: Map<number, number>): Buffer {
-  const isEvent = b[s] === 123 && b[s + 1] === 34;
-  if (!isEvent || (shift === 0 && pidMap.size === 0)) {
-    const out = Buffer.allocUnsafe(e - s + 1);
-    b.copy(out, 0, s, e);
-    out[e - s] = 10;
-    return out;
+/**
+ * The first input's gzip members, copied as they are when nothing in them changes (a complete
+ * gzip, `[` first, no `[`, `]` or empty lines after it, one run, newline at the end), or all but
+ * the last when that member holds only the closing `]` (a finished trace, as the tracer writes
+ * it): false when it cannot be.
+ */
+async function copyFirst(file: string, st: MergeState, w: MemberWriter, onProgress: (n: number) => void): Promise<boolean> {
+  const scan = await scanFile(file, onProgress);
+  let end = Infinity;
+  if (!scan.copyable) {
+    if (!scan.copyableButClose) return false;
+    end = await closeMemberOffset(file);
+    if (end < 0) return false;
   }
-  const line = b.subarray(s, e);
-  const edits: Array<[number, number, string]> = []; // [start, end, replacement] within line
-  if (shift !== 0 && line.compare(ID_PREFIX, 0, ID_PREFIX.length, 0, ID_PREFIX.length) === 0) {
-    const [id, end] = readInt(line, ID_PREFIX.length);
-    const q = line[ID_PREFIX.length] === 34 ? 1 : 0; // a quoted id keeps its quotes
-    if (id >= 0) edits.push([ID_PREFIX.length + q, end, String(id + shift)]);
+  const res = st.res;
+  const fh = await open(file, 'r');
+  try {
+    const stream = fh.createReadStream({ highWaterMark: 1 << 20, start: 0, ...(end !== Infinity ? { end: end - 1 } : {}), autoClose: false });
+    for await (const chunk of stream) await w.raw(chunk as Buffer);
+  } finally {
+    await fh.close();
   }
-  if (pidMap.size > 0) {
-    const pp = line.indexOf(PID);
-    if (pp >= 0) {
-      const [pid, end] = readInt(line, pp + PID.length);
-      const to = pidMap.get(pid);
-      const q = line[pp + PID.length] === 34 ? 1 : 0;
-      if (to !== undefined) edits.push([pp + PID.length + q, end, String(to)]);
+  for (const p of scan.pids) st.usedPids.add(p);
+  st.top = Math.max(st.top, scan.maxId);
+  res.copied++;
+  res.lines += scan.lines - (end !== Infinity ? 1 : 0);
+  res.events += scan.events;
+  res.metadata += scan.metadata;
+  res.otherLines += scan.other;
+  return true;
+}
+
+/**
+ * Where the file's last gzip member starts when it holds only a `]` line (a tracer's finalize
+ * writes it on its own), else -1. Looks for a gzip header in the file's last bytes only.
+ */
+async function closeMemberOffset(file: string): Promise<number> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const n = Math.min(size, 64);
+    const tail = Buffer.alloc(n);
+    await fh.read(tail, 0, n, size - n);
+    for (let i = n - 18; i >= 0; i--) {
+      if (tail[i] !== 0x1f || tail[i + 1] !== 0x8b || tail[i + 2] !== 8) continue;
+      try {
+        if (gunzipSync(tail.subarray(i)).toString('latin1').trim() === ']') return size - n + i;
+      } catch {
+        /* not a member boundary */
+      }
     }
+    return -1;
+  } finally {
+    await fh.close();
   }
-  if (shift !== 0) {
-    const ap = line.indexOf('"args":{');
-    const pp = ap >= 0 ? line.indexOf(PIDX, ap) : -1;
-    if (pp >= 0) {
-      const [p, end] = readInt(line, pp + PIDX.length);
-      const q = line[pp + PIDX.length] === 34 ? 1 : 0;
-      if (p >= 0) edits.push([pp + PIDX.length + q, end, String(p + shift)]);
-    }
-  }
-  edits.sort((x, y) => x[0] - y[0]);
-  const pieces: Buffer[] = [];
-  let at = 0;
-  for (const [a, z, r] of edits) {
-    pieces.push(line.subarray(at, a), Buffer.from(r, 'latin1'));
-    at = z;
-  }
-  pieces.push(line.subarray(at), Buffer.from('\n'));
-  return Buffer.concat(pieces);
 }

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { summarize, formatSummary } from './summary.js';
 import { tempDir } from './fixtures.test-util.js';
 import { writeTrainingTrace } from './training.test-util.js';
+import { TraceWriter } from './trace-writer.test-util.js';
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -101,5 +102,43 @@ describe('views over many processes', () => {
     expect(s.phases.totals.wait_us).toBe(520 + 220);
     expect(s.phases.totals.wall_us).toBe(2000);
     expect(formatSummary(s)).toMatch(/epoch 2\s+2\s/); // one row per epoch, 2 processes
+  });
+});
+
+describe('epoch numbers', () => {
+  /**
+   * Three epochs of `epoch.block` spans (program epochs 1, 2, 3), each with two steps of forward
+   * events; `blockArgs(n)` gives the args each block was written with.
+   */
+  async function epochs(name: string, blockArgs: (n: number) => Record<string, number> | undefined, stepArgs: (n: number, s: number) => Record<string, number> | undefined) {
+    const path = join(dir, `${name}.pfw`);
+    const w = new TraceWriter({ path, pid: 7 });
+    const t0 = 1_760_000_000_000_000;
+    w.header();
+    w.start(t0);
+    for (let n = 1; n <= 3; n++) {
+      const ts = t0 + n * 1000;
+      const block = w.begin('epoch.block', 'pipeline', ts);
+      for (let s = 1; s <= 2; s++) w.complete('forward', 'compute', ts + s * 300, 200, { parent: block, args: stepArgs(n, s) });
+      w.exit(block, ts + 900, blockArgs(n));
+    }
+    w.end(t0 + 5000);
+    w.close();
+    const p = (await summarize([path])).phases;
+    return { epochs: p.epochs.map((e) => e.label), steps: p.steps.map((s) => s.label) };
+  }
+
+  it("are those of the events inside an epoch, over the epoch span's own arg (written when it began by earlier builds)", async () => {
+    // the earlier iter: each block carried the previous epoch's number (the first none)
+    const r = await epochs('lagged', (n): Record<string, number> => (n === 1 ? { count: 1 } : { count: n, epoch: n - 1 }), (n, s) => ({ epoch: n, step: s }));
+    expect(r.epochs).toEqual(['epoch 1', 'epoch 2', 'epoch 3']);
+    expect(r.steps).toEqual(['epoch 1 step 1', 'epoch 1 step 2', 'epoch 2 step 1', 'epoch 2 step 2', 'epoch 3 step 1', 'epoch 3 step 2']);
+  });
+
+  it("are the epoch span's own arg when nothing inside carries one, else its rank", async () => {
+    const own = await epochs('own', (n) => ({ count: n, epoch: 10 * n }), () => undefined);
+    expect(own.epochs).toEqual(['epoch 10', 'epoch 20', 'epoch 30']);
+    const rank = await epochs('rank', (n) => ({ count: n }), () => undefined);
+    expect(rank.epochs).toEqual(['epoch 1', 'epoch 2', 'epoch 3']);
   });
 });

@@ -5,7 +5,11 @@
  * - process: its first event's start to its last event's end;
  * - epoch: `pipeline` spans named `epoch*` (ours `epoch`, pydftracer's `epoch.block`; a process
  *   with only `epoch.iter` spans uses those), else spans named `*._train` or `*.train_epoch`
- *   with an `epoch` arg (DLIO's `DLIOBenchmark._train`);
+ *   with an `epoch` arg (DLIO's `DLIOBenchmark._train`). A pipeline epoch's number is the epoch
+ *   in force when it ended: the `epoch` arg of the last event inside it that carries one (what
+ *   the program's `ai.update({ epoch })` set during it), else the span's own `epoch` arg, else its
+ *   rank in the process. The span's own arg comes second: earlier dftracer.js builds took it
+ *   when the block began, before the loop body's update (the previous epoch's number);
  * - step, by the first source a process has: compute events with a `step` arg (those of cat
  *   `compute` when there are any: the ai layer's forward/backward/step; other events' `step`
  *   args mean other things, as DLIO's sample indices), `ProfilerStep#N` spans, `compute`
@@ -104,10 +108,24 @@ export async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['e
       -- DLIO: one DLIOBenchmark._train span per epoch, with an epoch arg
       SELECT trace, coalesce(pid, -1) AS pk, ts AS ws, ts + dur AS we, epoch, 'args' AS src FROM ev
       WHERE ${X} AND epoch IS NOT NULL AND (name LIKE '%._train' OR name LIKE '%.train_epoch') AND dur > 0
+    ), chosen AS (
+      SELECT * FROM spans
+      UNION ALL
+      SELECT a.* FROM args a ANTI JOIN (SELECT DISTINCT trace, pk FROM spans) s ON s.trace = a.trace AND s.pk = a.pk
+    ), inner_ev AS (
+      -- events inside a pipeline epoch span that carry the program's epoch (not epoch spans themselves)
+      SELECT trace, coalesce(pid, -1) AS pk, ts, ts + dur AS te, id, epoch FROM ev
+      WHERE ${X} AND epoch IS NOT NULL AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')
+    ), placed AS (
+      SELECT i.te, i.id, i.epoch, w.trace, w.pk, w.ws, w.we
+      FROM inner_ev i ASOF JOIN (SELECT trace, pk, ws, we FROM chosen WHERE src = 'spans') w ON w.trace = i.trace AND w.pk = i.pk AND w.ws <= i.ts
+      WHERE i.te <= w.we
+    ), last_inner AS (
+      SELECT trace, pk, ws, we, arg_max(epoch, {'te': te, 'id': id}) AS epoch FROM placed GROUP BY trace, pk, ws, we
     )
-    SELECT * FROM spans
-    UNION ALL
-    SELECT a.* FROM args a ANTI JOIN (SELECT DISTINCT trace, pk FROM spans) s ON s.trace = a.trace AND s.pk = a.pk`);
+    -- an epoch's number: the one in force when it ended (see the file's comment)
+    SELECT c.trace, c.pk, c.ws, c.we, coalesce(l.epoch, c.epoch) AS epoch, c.src
+    FROM chosen c LEFT JOIN last_inner l ON l.trace = c.trace AND l.pk = c.pk AND l.ws = c.ws AND l.we = c.we`);
 
   // step candidates by source, priority 1 (best) to 4; each process keeps its best source
   await duck.run(`CREATE OR REPLACE TABLE win_st AS

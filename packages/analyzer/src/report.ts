@@ -9,7 +9,7 @@
  * Big traces are reduced for the browser: the timeline shows the longest `maxSlices` slices
  * (their ancestors are longer, so nesting stays intact) and says so.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Duck, loadTraces, type DuckOptions, type ReadWarning } from './duck.js';
@@ -19,6 +19,7 @@ import { counterSectionHtml, COUNTERS_CLIENT, COUNTERS_CSS } from './report-coun
 import { counterCharts, type CounterCharts } from './report-counters.js';
 import { compareSummaries, type Comparison } from './compare.js';
 import { computeSegmentsSql, summarize, summarizeLoaded, type Summary } from './summary.js';
+import { checkOutputTarget, writeOutput, type OutputFile } from './output-file.js';
 
 export interface ReportOptions extends DuckOptions {
   /** Slices drawn on the timeline (default 100,000). */
@@ -270,6 +271,12 @@ export interface ReportResult {
 
 /** Load the traces, collect the data and write the page. */
 export async function writeReport(files: string[], output: string, opts: ReportOptions = {}): Promise<ReportResult> {
+  checkOutputTarget('report', output, [...files, ...(opts.compareWith ?? [])], true);
+  // the page is written safely (a temporary file beside it, renamed when complete)
+  return writeOutput('report', output, (file) => renderTo(file, files, output, opts));
+}
+
+async function renderTo(file: OutputFile, files: string[], output: string, opts: ReportOptions): Promise<ReportResult> {
   const duck = await Duck.open(opts);
   try {
     opts.onStage?.('reading traces');
@@ -280,7 +287,7 @@ export async function writeReport(files: string[], output: string, opts: ReportO
       data.comparison = compareSummaries(data.summary, other);
     }
     const html = renderReport(data);
-    writeFileSync(output, html, { mode: 0o644 });
+    await file.write(html);
     return { output, warnings: load.warnings, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes: Buffer.byteLength(html) };
   } finally {
     duck.close();

@@ -27,6 +27,7 @@ import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import type { FileTotals } from './timeline/group-totals.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from './counters/counter-summary.js';
+import { formatRunInfo, readRunInfo, type RunInfo } from './run-info.js';
 import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable, terminalSafe } from './format.js';
 
 export interface NameStats {
@@ -155,6 +156,8 @@ export interface Summary {
   counters: ProcessCounters[];
   /** What reading left out of the figures (events with impossible times, unreadable records, a truncated gzip), one line each. */
   warnings: ReadWarning[];
+  /** What each process's `end` event says: integrations used, app metadata, settings. */
+  runs: RunInfo[];
 }
 
 export interface SummaryOptions {
@@ -214,7 +217,10 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   const summary = await groupedSummary(duck, files, opts, timeline, sources, num(np?.metadata));
   await addFolded(duck, files, summary);
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
-  if (num(np?.counters) > 0) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+  const counted = num(np?.counters) > 0;
+  if (counted) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
+  // the counter scan kept the `end` events; without counters they are read on their own
+  summary.runs = await readRunInfo(duck, files, counted ? 'counter_src' : undefined);
   return summary;
 }
 
@@ -382,6 +388,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     device,
     counters: [],
     warnings: [],
+    runs: [],
   };
 }
 
@@ -497,6 +504,8 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   if (ph.verdict) out.push(`verdict: ${ph.verdict}`);
   if (s.device) out.push(formatDevice(s, procTime));
   out.push(...formatCounters(s.counters ?? []));
+  const run = formatRunInfo(s.runs ?? []);
+  if (run) out.push(run);
   out.push('');
   if (opts.by) {
     out.push(formatPhases(s.phases, { by: opts.by, processes: s.processes, top }));

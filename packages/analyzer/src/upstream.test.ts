@@ -86,7 +86,7 @@ describe('committed upstream-layout fixtures', () => {
     const ok = cli('validate', FIXTURES);
     expect(ok.code, ok.out).toBe(0);
     // 9 older layouts, each with warnings; the DFTracer 2.2 fixtures (upstream22.test.ts: a run and a mixed directory of 2) with none
-    expect(ok.out).toMatch(/valid: 12 files, [\d,]+ events and [\d,]+ metadata records checked, no problems, \d+ warnings/);
+    expect(ok.out).toMatch(/valid: 12 files, [\d,]+ events and [\d,]+ metadata and counter records checked, no problems, \d+ warnings/);
     const strict = cli('validate', '--strict', FIXTURES);
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/invalid: \d+ problems in 9 of 12 files \(strict \d+\)/);

@@ -3,8 +3,9 @@
  *
  * Checked, with the line of each problem:
  * - layout: line 1 `[`, one JSON object per line, fields in the fixed order, value types;
- * - ids: unique per file; `p_idx` names an event whose interval encloses the child's, `level`
- *   is the parent's plus one;
+ * - ids: unique per process (upstream numbers each process's events from 1, and its
+ *   dftracer_merge keeps them); `p_idx` names an event of the same process whose interval
+ *   encloses the child's, `level` is the parent's plus one;
  * - hashes: every `fhash`/`hhash`/`*_hash`/`cwd` value is defined by an FH/HH/SH metadata line
  *   (before or after it);
  * - lifecycle: `start` first, `end` last per process, `end.num_events` equal to the number of
@@ -26,6 +27,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { IdSet } from './id-set.js';
 import { TraceReader } from './lines.js';
 import { F, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
@@ -59,7 +61,7 @@ export interface FileValidation {
 export interface ValidateOptions {
   /** Occurrences kept per problem kind and file (default 3). */
   examplesPerKind?: number;
-  /** Worker threads for scanning (default `defaultThreads()`; 0 scans on the main thread). */
+  /** Worker threads for scanning (default `defaultThreads()`, at most one per core; 0 scans on the main thread). */
   threads?: number;
   /** Called with on-disk bytes read so far, per file. */
   onProgress?: (file: string, bytesIn: number) => void;
@@ -104,6 +106,10 @@ class Track {
 }
 const MAX_TRACK_STACK = 1 << 16;
 
+/**
+ * One process in the current run. Ids and parents are its own: upstream DFTracer numbers each
+ * process's events from 1, and its dftracer_merge keeps those ids, so they repeat across processes.
+ */
 interface ProcState {
   events: number;
   /** Metadata records of this pid before its `end`. */
@@ -115,6 +121,16 @@ interface ProcState {
   startSeen: boolean;
   endLine: number;
   afterEndReported: boolean;
+  ids: IdSet;
+  /** Its first id in the run: an upstream id at or below it starts the next run. */
+  firstId: number;
+  /** Parents named by p_idx before they were written (parents are usually written after their children). */
+  pending: Map<number, Pending>;
+  maxPendingId: number;
+  lastPendingId: number;
+  lastPending: Pending | undefined;
+  /** Device-track `launch_id`s not yet seen as an id of this process (resolved at the end of the run). */
+  launches: Map<number, number>;
 }
 
 interface Pending {
@@ -148,8 +164,6 @@ export class SemanticChecker {
   metadata = 0;
   notTrace = false;
 
-  private idBits = new Uint8Array(1 << 12);
-  private bigIds: Set<number> | null = null;
   private readonly cacheId = new Float64Array(1 << CACHE_BITS).fill(-1);
   private readonly cacheTs = new Float64Array(1 << CACHE_BITS);
   private readonly cacheEnd = new Float64Array(1 << CACHE_BITS);
@@ -159,10 +173,6 @@ export class SemanticChecker {
   private readonly cachePid = new Float64Array(1 << CACHE_BITS);
   private readonly cacheTid = new Float64Array(1 << CACHE_BITS);
   private readonly notes = new Map<string, Note>();
-  private readonly pending = new Map<number, Pending>();
-  private maxPendingId = -1;
-  private lastPendingId = -1;
-  private lastPending: Pending | undefined = undefined;
 
   private readonly defined: Array<Set<string>> = [new Set(), new Set(), new Set()];
   private readonly refs: Array<Map<string, number>> = [new Map(), new Map(), new Map()];
@@ -176,8 +186,6 @@ export class SemanticChecker {
   /** Runs (traces appended one after another) so far, and the current run's record count. */
   private runs = 1;
   private runRecords = 0;
-  /** The first id of the current run: an upstream id at or below it starts the next run. */
-  private runFirstId = -1;
   /** Line of a `]` not yet followed by anything. */
   private closeLine = 0;
   /** The dftracer.js layout (a `process_name` header record): its ids are unique by construction. */
@@ -189,8 +197,6 @@ export class SemanticChecker {
   private readonly unfinished: Array<{ run: number; pids: number[]; open: number }> = [];
   /** GPU device tracks: the last kernel on each pid/tid (they run one after another). */
   private readonly devices = new Map<string, { end: number; id: number; line: number }>();
-  /** Device-track `launch_id`s not yet seen as an event id (resolved at the end of the run). */
-  private readonly launches = new Map<number, number>();
 
   constructor(file: string, opts: { examplesPerKind?: number } = {}) {
     this.file = file;
@@ -240,10 +246,10 @@ export class SemanticChecker {
     const pid = r[o + F.PID]!;
     const tid = r[o + F.TID]!;
     if (r[o + F.NUM] === 1) this.ours = true;
-    if (id >= 0 && this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
-    if (this.runFirstId < 0 && id >= 0) this.runFirstId = id;
-    this.runRecords++;
+    if (id >= 0 && this.proc(pid).ids.add(id)) this.duplicate(id, pid, tid, lineNo);
     const proc = this.proc(pid);
+    if (proc.firstId < 0 && id >= 0) proc.firstId = id;
+    this.runRecords++;
     if (proc.endLine === 0) proc.meta++;
     else proc.metaAfterEnd++;
     if (id < 0) return;
@@ -262,7 +268,10 @@ export class SemanticChecker {
     let proc = this.lastProc;
     if (proc === null || this.lastPid !== pid) {
       proc = this.procs.get(pid) ?? null;
-      if (!proc) this.procs.set(pid, (proc = { events: 0, meta: 0, metaAfterEnd: 0, firstNotStart: 0, startSeen: false, endLine: 0, afterEndReported: false }));
+      if (!proc) {
+        proc = { events: 0, meta: 0, metaAfterEnd: 0, firstNotStart: 0, startSeen: false, endLine: 0, afterEndReported: false, ids: new IdSet(), firstId: -1, pending: new Map(), maxPendingId: -1, lastPendingId: -1, lastPending: undefined, launches: new Map() };
+        this.procs.set(pid, proc);
+      }
       this.lastProc = proc;
       this.lastPid = pid;
     }
@@ -270,40 +279,33 @@ export class SemanticChecker {
   }
 
   /**
-   * An id seen before: on another pid/tid, recently and past the run's first id, it is a fork
-   * child that went on with its parent's counter (genuine in upstream traces: a warning). Else,
-   * in an upstream layout, ids start again: another run's trace appended to the file (a warning;
-   * the record starts the next run). In the dftracer.js layout, an error.
+   * An id its process used before (ids are per process: see `ProcState`): on another thread,
+   * recently and past the process's first id, it is a fork child that went on with its parent's
+   * counter (genuine in upstream traces: a warning). Else, in an upstream layout, ids start again:
+   * another run's trace appended to the file (a warning; the record starts the next run). In the
+   * dftracer.js layout, an error.
    */
   private duplicate(id: number, pid: number, tid: number, lineNo: number): void {
     const slot = id & CACHE_MASK;
-    if (this.cacheId[slot] === id && (this.cachePid[slot] !== pid || this.cacheTid[slot] !== tid) && id > this.runFirstId) {
+    if (this.cacheId[slot] === id && this.cachePid[slot] === pid && this.cacheTid[slot] !== tid && id > this.proc(pid).firstId) {
       this.note('fork-id', lineNo, 'ids used twice by different threads of one process (a fork child writing with its parent\'s counter)');
     } else if (!this.ours) {
       this.newRun(lineNo, 'restart');
-      this.seenId(id);
-    } else this.problem('duplicate-id', lineNo, () => `id ${id} is used twice`);
+      this.proc(pid).ids.add(id);
+    } else this.problem('duplicate-id', lineNo, () => `id ${id} is used twice${this.procs.size > 1 ? ` by pid ${pid}` : ''}`);
   }
 
   /** The records from `lineNo` on are another run: check the current one's loose ends, then forget it. */
   private newRun(lineNo: number, why: 'restart' | 'bracket' | 'start', carryMeta?: { pid: number; meta: number }): void {
     this.closeRun(false);
-    this.idBits.fill(0);
-    this.bigIds = null;
     this.cacheId.fill(-1);
-    this.pending.clear();
-    this.maxPendingId = -1;
-    this.lastPendingId = -1;
-    this.lastPending = undefined;
     this.tracks.clear();
     this.lastTrack = null;
     this.procs.clear();
     this.lastProc = null;
     this.lastPid = -1;
     this.devices.clear();
-    this.launches.clear();
     this.runRecords = 0;
-    this.runFirstId = -1;
     this.runs++;
     if (carryMeta) this.proc(carryMeta.pid).meta = carryMeta.meta;
     this.note(
@@ -326,19 +328,23 @@ export class SemanticChecker {
     }
     for (const [pid, m] of this.tracks) for (const tid of m.keys()) this.trackKeys.add(`${pid}/${tid}`);
     let open = 0;
-    for (const [pidx, pend] of this.pending) {
-      if (this.idSeen(pidx)) continue; // written earlier, beyond the recent-events window
-      if (unfinishedPids.length > 0 || (last && gzipError)) open++;
-      // a parent is entered (takes its id) before its children: one that never came was still
-      // open when the process finalized (genuine upstream); one with a larger id cannot be
-      else if (pend.minChildId > pidx) this.note('open-parent', pend.line, 'p_idx names a parent that was still open at finalize (its event was never written)');
-      else this.problem('parent', pend.line, `p_idx ${pidx} names no event in the file`);
+    for (const [pid, p] of this.procs) {
+      for (const [pidx, pend] of p.pending) {
+        if (p.ids.has(pidx)) continue; // written earlier, beyond the recent-events window
+        if (unfinishedPids.length > 0 || (last && gzipError)) open++;
+        // a parent is entered (takes its id) before its children: one that never came was still
+        // open when the process finalized (genuine upstream); one with a larger id cannot be
+        else if (pend.minChildId > pidx) this.note('open-parent', pend.line, 'p_idx names a parent that was still open at finalize (its event was never written)');
+        else this.problem('parent', pend.line, `p_idx ${pidx} names no event of pid ${pid} in the file`);
+      }
     }
     for (const [pid, p] of this.procs) {
       if (!p.startSeen && p.firstNotStart > 0) this.note('no-start', p.firstNotStart, `no "start" event for pid ${pid} (layout before DFTracer 1.0)`);
     }
-    for (const [launch, line] of this.launches) {
-      if (!this.idSeen(launch)) this.note('launch-id', line, `a device-track event's launch_id names no event of its run (e.g. ${launch})`);
+    for (const p of this.procs.values()) {
+      for (const [launch, line] of p.launches) {
+        if (!p.ids.has(launch)) this.note('launch-id', line, `a device-track event's launch_id names no event of its run (e.g. ${launch})`);
+      }
     }
     if (unfinishedPids.length > 0 && !(last && gzipError)) this.unfinished.push({ run: this.runs, pids: unfinishedPids, open });
   }
@@ -377,13 +383,13 @@ export class SemanticChecker {
       if (p && (p.endLine > 0 || (!this.ours && (p.startSeen || p.events > 0)))) this.newRun(lineNo, 'start', { pid, meta: p.metaAfterEnd });
     }
 
-    // unique ids
-    if (this.seenId(id)) this.duplicate(id, pid, tid, lineNo);
-    if (this.runFirstId < 0) this.runFirstId = id;
+    // unique ids, per process
+    if (id >= 0 && this.proc(pid).ids.add(id)) this.duplicate(id, pid, tid, lineNo);
+    const proc = this.proc(pid);
+    if (proc.firstId < 0) proc.firstId = id;
     this.runRecords++;
 
     // lifecycle, per process
-    const proc = this.proc(pid);
     if (proc.endLine > 0 && !proc.afterEndReported) {
       proc.afterEndReported = true;
       const endLine = proc.endLine;
@@ -415,11 +421,11 @@ export class SemanticChecker {
 
     // nesting: parents are usually written after their children. Pending parents have smaller
     // ids than the children that wait for them, so most events need no lookup at all.
-    if (this.pending.size > 0 && id <= this.maxPendingId) {
-      const pend = this.pending.get(id);
+    if (proc.pending.size > 0 && id <= proc.maxPendingId) {
+      const pend = proc.pending.get(id);
       if (pend !== undefined) {
-        this.pending.delete(id);
-        if (this.lastPendingId === id) this.lastPendingId = -1;
+        proc.pending.delete(id);
+        if (proc.lastPendingId === id) proc.lastPendingId = -1;
         if (pend.minTs < ts || pend.maxEnd > te) {
           this.problem('nesting', pend.line, () => `event ${pend.childId} is not within its parent ${id} [${ts}, ${te}] (line ${lineNo})`);
         }
@@ -430,7 +436,7 @@ export class SemanticChecker {
     }
     if (pIdx >= 0) {
       const slot = pIdx & CACHE_MASK;
-      if (this.cacheId[slot] === pIdx) {
+      if (this.cacheId[slot] === pIdx && this.cachePid[slot] === pid) {
         const pts = this.cacheTs[slot]!;
         const pte = this.cacheEnd[slot]!;
         const pl = this.cacheLevel[slot]!;
@@ -439,16 +445,16 @@ export class SemanticChecker {
         if (level >= 0 && pl >= 0 && level !== pl + 1) this.problem('level', lineNo, () => `level ${level} under parent ${pIdx} of level ${pl}; expected ${pl + 1}`);
       } else {
         // siblings come in a row: remember the last pending parent
-        const q = this.lastPendingId === pIdx ? this.lastPending : this.pending.get(pIdx);
+        const q = proc.lastPendingId === pIdx ? proc.lastPending : proc.pending.get(pIdx);
         if (q === undefined) {
           const p: Pending = { minTs: ts, maxEnd: te, level, line: lineNo, childId: id, minChildId: id, levelMismatch: false };
-          this.pending.set(pIdx, p);
-          this.lastPending = p;
-          this.lastPendingId = pIdx;
-          if (pIdx > this.maxPendingId) this.maxPendingId = pIdx;
+          proc.pending.set(pIdx, p);
+          proc.lastPending = p;
+          proc.lastPendingId = pIdx;
+          if (pIdx > proc.maxPendingId) proc.maxPendingId = pIdx;
         } else {
-          this.lastPending = q;
-          this.lastPendingId = pIdx;
+          proc.lastPending = q;
+          proc.lastPendingId = pIdx;
           if (ts < q.minTs) q.minTs = ts;
           if (id < q.minChildId) q.minChildId = id;
           if (te > q.maxEnd) {
@@ -491,35 +497,10 @@ export class SemanticChecker {
     }
     if (!prev || te >= prev.end) this.devices.set(key, { end: te, id, line: lineNo });
     if (launch < 0) this.note('launch-missing', lineNo, 'device-track events without a launch_id');
-    else if (!this.idSeen(launch) && !this.launches.has(launch)) this.launches.set(launch, lineNo);
-  }
-
-  private seenId(id: number): boolean {
-    if (id >= 2 ** 30) {
-      const s = (this.bigIds ??= new Set());
-      if (s.has(id)) return true;
-      s.add(id);
-      return false;
+    else {
+      const p = this.proc(pid);
+      if (!p.ids.has(launch) && !p.launches.has(launch)) p.launches.set(launch, lineNo);
     }
-    const byte = id >>> 3;
-    if (byte >= this.idBits.length) {
-      let cap = this.idBits.length;
-      while (cap <= byte) cap *= 2;
-      const b = new Uint8Array(cap);
-      b.set(this.idBits);
-      this.idBits = b;
-    }
-    const bit = 1 << (id & 7);
-    const was = this.idBits[byte]!;
-    if (was & bit) return true;
-    this.idBits[byte] = was | bit;
-    return false;
-  }
-
-  private idSeen(id: number): boolean {
-    if (id >= 2 ** 30) return this.bigIds?.has(id) ?? false;
-    const byte = id >>> 3;
-    return byte < this.idBits.length && (this.idBits[byte]! & (1 << (id & 7))) !== 0;
   }
 
   private track(pid: number, tid: number): Track {
@@ -843,7 +824,8 @@ export interface ValidationReport {
 /** Validate files one after another, scanning each in parallel chunks. */
 export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidationReport> {
   const t0 = performance.now();
-  const threads = opts.threads ?? defaultThreads();
+  // workers beyond the cores only cost start-up (999 of them took 30 s on a 29-event file)
+  const threads = Math.min(opts.threads ?? defaultThreads(), availableParallelism());
   const pool = new ScanPool(threads, opts.examplesPerKind ?? 3);
   const results: FileValidation[] = [];
   try {

@@ -79,15 +79,19 @@ const cases = {
     closeSync(fd);
     return r;
   },
-  // The fs flood is where the size-guarded hand-written encoder pays off: measured with it.
+  // The fs flood: POSIX read events as the fs tracer records them, written by zlib.
   posix() {
-    return posixEvents(false, { gzipEncoder: 'auto' });
+    return posixEvents(false);
   },
   posixWarm() {
-    return posixEvents(true, { gzipEncoder: 'auto' });
+    return posixEvents(true);
+  },
+  // The same flood folded (DFTRACER_ENABLE_AGGREGATION=1, 1 s intervals): the cost of a folded event.
+  posixFolded() {
+    return posixEvents(true, { gzipEncoder: 'auto', enableAggregation: true });
   },
   posixLevel2() {
-    return posixEvents(true, { gzipEncoder: 'auto', compressionLevel: 2 });
+    return posixEvents(true, { compressionLevel: 2 });
   },
   clock() {
     // The floor of any tracer that times a call: the two clock reads (36 ns each on the machine

@@ -10,7 +10,7 @@ import { gcPerIsolate } from './gc-lines.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 /**
- * `BENCH_ONLY=replay` prints only the encoder replay table, `BENCH_ONLY=writer` only the writer
+ * `BENCH_ONLY=replay` prints only the replay table, `BENCH_ONLY=writer` only the writer
  * thread's table, `BENCH_ONLY=core` the rest.
  */
 const ONLY = process.env.BENCH_ONLY ?? '';
@@ -52,15 +52,16 @@ if (ONLY === '' || ONLY === 'replay') replays();
 if (ONLY === '' || ONLY === 'writer') writer();
 
 function core() {
-  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
+  const r = Object.fromEntries(['untraced', 'clock', 'traced', 'naive', 'posix', 'posixWarm', 'posixFolded', 'posixLevel2', 'eagerPosix', 'eagerWarm', 'fsUntraced', 'fsTraced', 'fsPaired', 'tracedPaired', 'countersPaired'].map((c) => [c, run(c)]));
   const rows = [
     ['main-thread ns per traced call (bursts of 100k), added to the call', f(r.traced.nsPerCall - r.untraced.nsPerCall), '≤ 150', `call alone ${f(r.untraced.nsPerCall, 1)} ns`],
     ['the same, untraced and traced bursts alternating in one process', f(r.tracedPaired.addedNs), '≤ 150', `${f(r.tracedPaired.aboveFloorNs)} above the clock floor measured alongside (${f(r.tracedPaired.floorNs)})`],
     ['naive JSON.stringify + write per event, added to the call', f(r.naive.nsPerCall - r.untraced.nsPerCall), '', `${f((r.naive.nsPerCall - r.untraced.nsPerCall) / (r.traced.nsPerCall - r.untraced.nsPerCall), 1)}× ours`],
     ['total process CPU ns per traced call (format + gzip included)', f(r.traced.cpuPerCall - r.untraced.cpuPerCall), '≤ 500', ''],
-    ['total process CPU ns per POSIX read event (emit + format + gzip, DFTRACER_GZIP_ENCODER=auto), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns; includes compiling the encoder`],
+    ['total process CPU ns per POSIX read event (emit + format + gzip), first 1 M events of a process', f(r.posix.cpuPerCall), '≤ 500', `main thread ${f(r.posix.nsPerCall)} ns`],
     ['the same, the next 1 M events (warmed up)', f(r.posixWarm.cpuPerCall), '≤ 500', `main thread ${f(r.posixWarm.nsPerCall)} ns`],
-    ['compressed bytes per POSIX read event (1 M events, auto)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
+    ['the same folded (DFTRACER_ENABLE_AGGREGATION=1, 1 s intervals): total CPU per event, folded ÷ written', `${f(r.posixFolded.cpuPerCall)} ns (${f(r.posixFolded.cpuPerCall / r.posixWarm.cpuPerCall, 2)}×)`, '< 1×', `main thread ${f(r.posixFolded.nsPerCall)} ns; ${f(r.posixFolded.bytesPerEvent, 3)} B per event`],
+    ['compressed bytes per POSIX read event (1 M events)', f(r.posix.bytesPerEvent, 2), '≤ 8', `dftFn events: ${f(r.traced.bytesPerEvent, 2)} B`],
     ['the same at DFTRACER_COMPRESSION_LEVEL=2 (2 M events), and its total CPU warmed up', f(r.posixLevel2.bytesPerEvent, 2), '≤ 8', `${f(r.posixLevel2.cpuPerCall)} ns per event`],
     ['fs tracing overhead, 4 KiB cached readSync', `+${f((r.fsTraced.nsPerCall / r.fsUntraced.nsPerCall - 1) * 100)} %`, '≤ +40 %', `${f(r.fsUntraced.nsPerCall)} → ${f(r.fsTraced.nsPerCall)} ns (untraced and traced in separate processes)`],
     ['the same, untraced and traced bursts alternating in one process', `+${f((r.fsPaired.ratio - 1) * 100)} %`, '≤ +40 %', `${f(r.fsPaired.untracedNs)} → ${f(r.fsPaired.tracedNs)} ns (median of per-pair ratios)`],
@@ -97,46 +98,35 @@ function core() {
 }
 
 /**
- * The gzip encoders on realistic streams: genuine DFTracer traces (streams.mjs) and adversarial
- * mixes replayed through the tracer with each DFTRACER_GZIP_ENCODER, the three processes of a
- * stream alternating. The guard (auto) must never write more than zlib -1.
+ * zlib on realistic streams: genuine DFTracer traces (streams.mjs) and adversarial mixes
+ * replayed through the tracer, bytes and whole-process CPU per event.
  */
 function replays() {
   const { files, reason } = samples();
   // DFTRACER_EXTRA_TRACES: `:`-separated paths of more traces to replay (the demo's, a user's).
   const extra = (process.env.DFTRACER_EXTRA_TRACES ?? '').split(':').filter((p) => p !== '').map((p) => `trace:${resolve(p)}`);
   const streams = [...extra, ...files.map((f) => `trace:${f}`), 'flood:posix', ...Object.keys(MIXES).map((m) => `mix:${m}`)];
-  const encoders = ['custom', 'zlib', 'auto'];
   const rows = [];
-  let worst = 0;
   for (const stream of streams) {
-    const runs = Object.fromEntries(encoders.map((e) => [e, []]));
-    for (let k = 0; k < REPS; k++) for (const e of k & 1 ? [...encoders].reverse() : encoders) runs[e].push(once('replay.mjs', [stream, e]));
-    const [c, z, g] = encoders.map((e) => median(runs[e]));
-    // Each ratio against zlib -1 on the same run's own members (replay.mjs).
-    const ratio = g.bytesPerEvent / g.zlibPerEvent;
-    worst = Math.max(worst, ratio);
-    rows.push([stream.startsWith('trace:') ? basename(stream.slice(6)) : stream.replace(/^mix:/, 'mix: ').replace(/^flood:posix$/, 'POSIX read flood'), f(c.events), f(z.bytesPerEvent, 2), f(g.bytesPerEvent, 2), f(c.bytesPerEvent, 2), f(z.cpuPerEvent), f(g.cpuPerEvent), f(c.cpuPerEvent), `${f(ratio, 3)}×`]);
+    const z = median(Array.from({ length: REPS }, () => once('replay.mjs', [stream, 'zlib'])));
+    rows.push([stream.startsWith('trace:') ? basename(stream.slice(6)) : stream.replace(/^mix:/, 'mix: ').replace(/^flood:posix$/, 'POSIX read flood'), f(z.events), f(z.bytesPerEvent, 2), f(z.cpuPerEvent)]);
   }
-  console.log(`\nEncoders on replayed streams (node ${process.version}, median of ${REPS} processes each; CPU: whole process, recording included)\n`);
+  console.log(`\nzlib -1 on replayed streams (node ${process.version}, median of ${REPS} processes each; CPU: whole process, recording included)\n`);
   if (reason) console.log(`Genuine trace replays skipped: ${reason}.\n`);
-  console.log('| stream | events | zlib -1 (default) B/ev | auto B/ev | custom B/ev | zlib -1 CPU ns/ev | auto CPU ns/ev | custom CPU ns/ev | auto ÷ zlib -1 bytes (≤ 1.000×) |\n|---|---|---|---|---|---|---|---|---|');
+  console.log('| stream | events | B/ev | CPU ns/ev |\n|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
-  console.log(`\nguard ÷ zlib -1, worst stream: ${f(worst, 3)}× (target ≤ 1.000×)`);
-  if (worst > 1) process.exitCode = 1;
 }
 
 /**
  * The writer thread on the text path: zlib -1 (the default encoder) formats every event as text
  * for zlib, and its garbage is collected by scavenges that share the machine's cores (and V8's
  * helper threads) with the traced program. Per stream: CPU split between the traced thread and the
- * rest (the writer and V8's helpers), and the writer isolate's GCs, beside the columnar encoder,
- * which makes no text, in the same rounds.
+ * rest (the writer and V8's helpers), and the writer isolate's GCs.
  */
 function writer() {
   const { files } = samples();
   const streams = ['flood:posix', ...files.map((f) => `trace:${f}`)];
-  const encoders = ['zlib', 'custom'];
+  const encoders = ['zlib'];
   const rows = [];
   for (const stream of streams) {
     const runs = Object.fromEntries(encoders.map((e) => [e, []]));
@@ -145,7 +135,7 @@ function writer() {
       const r = median(runs[e]);
       const per1k = 1000 / r.events;
       const name = stream.startsWith('trace:') ? basename(stream.slice(6)) : 'POSIX read flood';
-      rows.push([name, e === 'zlib' ? 'zlib -1 (default)' : 'custom (reference)', f(r.events), f(r.cpuPerEvent), f(r.mainPerEvent), f(r.cpuPerEvent - r.mainPerEvent), f(r.writerGcs), f(r.writerGcMs, 1), f(r.writerGcMs * 1000 * per1k, 1), `${f(r.mainGcs)} / ${f(r.mainGcMs, 1)} ms`]);
+      rows.push([name, 'zlib -1', f(r.events), f(r.cpuPerEvent), f(r.mainPerEvent), f(r.cpuPerEvent - r.mainPerEvent), f(r.writerGcs), f(r.writerGcMs, 1), f(r.writerGcMs * 1000 * per1k, 1), `${f(r.mainGcs)} / ${f(r.mainGcMs, 1)} ms`]);
     }
   }
   console.log(`\nThe writer thread on the text path (node ${process.version}, median of ${REPS} processes each; --trace-gc per isolate; CPU from getrusage and the main thread's schedstat)\n`);

@@ -1,10 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeOutlineProblems, readmeProblems } from '@dftracer/testing';
 import * as core from './index.js';
 
 // The package's public face: the user API, the plugin API integrations build on, and nothing
 // internal. A name added here is a promise to users; keep it deliberate.
-const USER_API = ['initializeLog', 'finalize', 'getTime', 'logMetadata', 'dftFn', 'Profile', 'instrument', 'Instrument', 'ConfigError', 'dftHash', 'VERSION'];
-const PLUGIN_API = ['addPlugin', 'getTracer', 'tracingEnabled', 'fsPlugin', 'nowUs', 'perfMsToUs', 'warnOnce', 'isDescriptor', 'counter', 'addCounterSampler', 'jsonArg'];
+const USER_API = ['initializeLog', 'finalize', 'getTime', 'logMetadata', 'dftFn', 'Profile', 'instrument', 'Instrument', 'ConfigError', 'dftHash', 'VERSION', 'setAppMetadata', 'recordEntity', 'relateEntities', 'entityId', 'EntityStore', 'EntityRelation'];
+const PLUGIN_API = ['addPlugin', 'getTracer', 'tracingEnabled', 'fsPlugin', 'nowUs', 'perfMsToUs', 'warnOnce', 'isDescriptor', 'counter', 'addCounterSampler', 'jsonArg', 'checkOptionKeys', 'dataLineage'];
 
 describe('@dftracer/core', () => {
   it('exports the user API and the plugin API, nothing else', () => {
@@ -13,5 +15,16 @@ describe('@dftracer/core', () => {
 
   it('does not export the configuration internals', () => {
     for (const internal of ['resolveConfig', 'SETTINGS', 'childEnv', 'DftFn', 'kernelHubStatus']) expect(core).not.toHaveProperty(internal);
+  });
+
+  it('has README and bench/README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
+    expect(readmeProblems(fileURLToPath(new URL('../bench/README.md', import.meta.url)), root)).toEqual([]);
+    expect(readmeProblems(`${root}/README.md`, root)).toEqual([]);
+  });
+
+  it('has a README in the outline every package README follows', () => {
+    expect(readmeOutlineProblems(fileURLToPath(new URL('../README.md', import.meta.url)), '@dftracer/core')).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 export { initializeLog, finalize, getTime, logMetadata, addPlugin } from './api/lifecycle.js';
 export { VERSION } from './api/version.js';
+export { setAppMetadata } from './api/app-metadata.js';
+export type { AppMetadataValue } from './api/app-metadata.js';
 export type { InitOptions, DFTracerLogger } from './api/lifecycle.js';
 export { dftFn, Profile } from './api/dft-fn.js';
 export type { DftFn, DftFnOptions, UpdateOptions, LogOptions, IterOptions, Region, StepInfo } from './api/dft-fn.js';
@@ -12,10 +14,13 @@ export { counter, addCounterSampler } from './api/counters.js';
 export type { CounterSampler, CounterValues, EmitCounter } from './api/counters.js';
 export type { ConfigOptions } from './config/settings.js';
 export { dftHash } from './recording/hash.js';
+export { EntityRelation, EntityStore, dataLineage, entityId, recordEntity, relateEntities } from './api/entities.js';
+export type { DataLineageView } from './api/entities.js';
 export type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, GzipEncoder, LogLevel, Plugin, Span, Teardown, Tracer } from './types.js';
 // The plugin face: what integrations use instead of copies of their own.
 export { nowUs, perfMsToUs } from './recording/clock.js';
 export { warnOnce } from './plugin/warn-once.js';
+export { checkOptionKeys } from './plugin/option-keys.js';
 export { isDescriptor } from './plugin/descriptor.js';
 export { jsonArg } from './recording/json-arg.js';
 export type { JsonArg } from './recording/json-arg.js';

@@ -25,10 +25,7 @@ export interface DFTracerConfig {
   readonly disableIo: boolean;
   /** DFTRACER_TRACE_COMPRESSION: gzip output, one member per flush. */
   readonly compression: boolean;
-  /**
-   * DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level; with the hand-written encoder
-   * (`auto`, `custom`) 2–6 copy from more earlier lines and 7–9 are zlib at that level.
-   */
+  /** DFTRACER_COMPRESSION_LEVEL, 1–9 (default 1): zlib's level. */
   readonly compressionLevel: number;
   /** DFTRACER_GZIP_ENCODER: which gzip encoder writes the batches (see GzipEncoder). */
   readonly gzipEncoder: GzipEncoder;
@@ -44,18 +41,19 @@ export interface DFTracerConfig {
   readonly writerThread: boolean;
   /** DFTRACER_COUNTERS_INTERVAL_MS: ms between counter samples (`"ph":"C"` records); 0: none. */
   readonly countersIntervalMs: number;
+  /** DFTRACER_ENABLE_AGGREGATION: fold high-rate events (fs I/O, kernels) into one record per interval. */
+  readonly enableAggregation: boolean;
+  /** DFTRACER_TRACE_INTERVAL_MS: the aggregation interval in ms. */
+  readonly traceIntervalMs: number;
 }
 
 export type LogLevel = 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
 
 /**
- * - `zlib` (default): zlib on every batch, at DFTRACER_COMPRESSION_LEVEL;
- * - `auto`: the hand-written encoder, with zlib taking the batches where it writes fewer bytes
- *   (measured on a sample of batches), so a trace is never larger than zlib's: fewer bytes and
- *   less CPU on uniform floods of I/O events, more CPU elsewhere;
- * - `custom`: the hand-written encoder on every batch it can take, never measured (for comparisons).
+ * `zlib`, the one encoder: zlib on every batch, at DFTRACER_COMPRESSION_LEVEL. The hand-written
+ * DEFLATE encoder (`auto`, `custom`) is gone: on genuine traces it saved no bytes for more CPU.
  */
-export type GzipEncoder = 'auto' | 'custom' | 'zlib';
+export type GzipEncoder = 'zlib';
 
 /**
  * An open span: its id and nesting position are fixed when it is entered; its event is written when
@@ -135,6 +133,11 @@ export interface Tracer {
   log(level: LogLevel, message: string): void;
   /** `log('WARN', message)` the first time `key` is said in this trace (any thread). */
   warnOnce(key: string, message: string): void;
+  /**
+   * Names a layer or integration that produced events (pydftracer's `mark_used`): listed in the
+   * `end` event's `used` arg. Cheap to call again with the same name; call it when events start.
+   */
+  markUsed(name: string): void;
 }
 
 /** An event shape of one Tracer (`Tracer.shape`): meaningful only to the tracer that made it. */

@@ -3,7 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { finalize, getTracer, initializeLog } from '@dftracer/core';
-import { subscribeKernels } from '@dftracer/tfjs';
+import { subscribeKernels } from '@dftracer/tfjs/internal';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

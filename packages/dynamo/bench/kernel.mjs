@@ -5,7 +5,7 @@
 // alternating rounds in this process, main-thread CPU time. Prints one JSON line.
 import * as tf from '@tensorflow/tfjs';
 import { finalize, getTracer, initializeLog } from '@dftracer/core';
-import { subscribeKernels } from '@dftracer/tfjs';
+import { subscribeKernels } from '@dftracer/tfjs/internal';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -19,7 +19,7 @@ describe('argument checks', () => {
     expect(() => createBackend({ enable: 'yes' as never })).toThrow(/^createBackend: enable must be a boolean/);
     expect(() => createBackend({ onGraph: 1 as never })).toThrow(/^createBackend: onGraph must be a function/);
     expect(() => createBackend({ deviceTime: 'gpu' as never })).toThrow(/^createBackend: deviceTime must be/);
-    expect(() => createBackend({ epochs: 1 } as never)).toThrow(/^createBackend: unknown option "epochs"; expected one of name, enable/);
+    expect(() => createBackend({ epochs: 1 } as never)).toThrow(/^createBackend: unknown option "epochs" \(did you mean epoch\?\); known options: name, enable/);
     expect(() => new Dynamo(42 as never)).toThrow(/^createBackend: options must be an object/);
   });
 
@@ -27,7 +27,7 @@ describe('argument checks', () => {
     const b = createBackend();
     expect(() => b.update(42 as never)).toThrow(/^update: expects an object like \{ epoch, step \}; got 42/);
     expect(() => b.update({ step: -1 })).toThrow(/^update: step must be a non-negative integer; got -1/);
-    expect(() => b.update({ name: 'x' } as never)).toThrow(/^update: unknown option "name"; expected one of epoch, step, imageIdx, imageSize/);
+    expect(() => b.update({ name: 'x' } as never)).toThrow(/^update: unknown option "name"; known options: epoch, step, imageIdx, imageSize/);
     expect(() => new Dynamo().update({ imageIdx: 1.5 })).toThrow(/^update: imageIdx must be a non-negative integer; got 1.5/);
     expect(b.update({ step: 3 }).step).toBe(3);
   });
@@ -36,7 +36,7 @@ describe('argument checks', () => {
     expect(() => compile(42 as never)).toThrow(/^compile: expects a function, a tfjs LayersModel or options like \{ backend \}; got number/);
     expect(() => compile(null as never)).toThrow(/^compile: expects .*; got null/);
     expect(() => compile((x: unknown) => x, 42 as never)).toThrow(/^compile: the second argument must be options like \{ backend \}; got 42/);
-    expect(() => compile((x: unknown) => x, { backnd: createBackend() } as never)).toThrow(/^compile: unknown option "backnd"; expected backend or deviceTime/);
+    expect(() => compile((x: unknown) => x, { backnd: createBackend() } as never)).toThrow(/^compile: unknown option "backnd" \(did you mean backend\?\); known options: backend, deviceTime$/);
     expect(() => compile({ backend: 'fast' as never })).toThrow(/^compile: options.backend must be a backend from createBackend, its options or a function; got fast/);
     expect(() => compile({ backend: { epoch: -1 } })).toThrow(/^createBackend: epoch must be a non-negative integer/);
     expect(() => compile(simpleModel(), { deviceTime: 'gpu' as never })).toThrow(/^compile: deviceTime must be/);

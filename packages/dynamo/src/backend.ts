@@ -1,5 +1,7 @@
 import type { Args } from '@dftracer/core';
-import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkOptionKeys } from '@dftracer/core';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode } from '@dftracer/tfjs/internal';
 import type { Graph } from './graph.js';
 
 /** Where in training a call runs; written into every event of the backend's calls. */
@@ -32,7 +34,7 @@ const CONTEXT_KEYS = ['epoch', 'step', 'imageIdx', 'imageSize'];
 
 /** A misspelt option (`epochs`) would silently be dropped from every event: say so instead. */
 function checkKeys(o: object, keys: readonly string[], fn: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(k)}; expected one of ${keys.join(', ')}`);
+  checkOptionKeys(fn, o, keys);
 }
 
 function checkCount(v: unknown, what: string): void {

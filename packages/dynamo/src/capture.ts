@@ -1,4 +1,4 @@
-import type { KernelCall, TensorInfoLike } from '@dftracer/tfjs';
+import type { KernelCall, TensorInfoLike } from '@dftracer/tfjs/internal';
 import { kernelCost, type KernelClass, type NamedMeta } from './flops.js';
 import type { GraphNode, NodeOp } from './graph.js';
 import type { TensorMeta } from './tensors.js';

@@ -1,4 +1,6 @@
-import { checkDeviceTimeMode, type DeviceTimeMode } from '@dftracer/tfjs';
+import { checkOptionKeys } from '@dftracer/core';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode } from '@dftracer/tfjs/internal';
 import { createBackend, DynamoBackend, type BackendOptions } from './backend.js';
 import type { Graph } from './graph.js';
 import { isLayersModel, wrapLayers, type LayersModelLike } from './layers.js';
@@ -33,7 +35,7 @@ const COMPILE_KEYS = ['backend', 'deviceTime'];
 
 /** A misspelt option (`backnd`) would silently trace with the default backend: say so instead. */
 function checkCompileOptions(o: object): CompileOptions {
-  for (const k of Object.keys(o)) if (!COMPILE_KEYS.includes(k)) throw new TypeError(`compile: unknown option ${JSON.stringify(k)}; expected backend or deviceTime`);
+  checkOptionKeys('compile', o, COMPILE_KEYS);
   return o as CompileOptions;
 }
 

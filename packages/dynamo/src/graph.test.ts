@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { compile, createBackend, kernelCost } from './index.js';
 import { simpleModel } from './models.test-util.js';

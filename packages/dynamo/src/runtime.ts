@@ -1,5 +1,6 @@
 import { addPlugin, getTracer, warnOnce, type ArgValue, type Args, type EventShape, type Tracer } from '@dftracer/core';
-import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
+import { backendFacts, decideDeviceTime, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, type DeviceTiming, type KernelCall, type KernelSubscription, type TensorInfoLike, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs/internal';
 import type { DynamoBackend } from './backend.js';
 import { GraphCapture } from './capture.js';
 import { Graph } from './graph.js';
@@ -257,6 +258,8 @@ class Runtime {
         // The hooks live as long as the tracer: its finalize takes them out.
         addPlugin({ name: 'dynamo', setup: () => this.teardown });
       }
+      // pydftracer's mark_used("dynamo"): a compiled call runs under this tracer.
+      t.markUsed('dynamo');
     } else if (capture !== null && this.unsubscribe === null) {
       this.hook();
       temporary = true;
@@ -347,7 +350,8 @@ class Runtime {
     const slot = this.slotFor(tracer, c);
     const inputs = slot.inputs.text(c.inputs);
     const outputs = slot.outputs.text(c.outputs);
-    if (timing !== null && timing.decision.mode === 'timestamp' && c.deviceTicket >= 0) {
+    // deviceTicket is -1 unless a device timer runs: the common case reads nothing more.
+    if (c.deviceTicket >= 0 && timing !== null && timing.decision.mode === 'timestamp') {
       // Written once the GPU's timestamps are read back, with device_us and a device-track event.
       const span = tracer.reserve(ts);
       const args: Record<string, ArgValue> = { grad_enabled: grad, op: 'call_function', inputs, outputs };

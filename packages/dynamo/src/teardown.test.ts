@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it, vi } from 'vitest';

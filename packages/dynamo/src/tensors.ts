@@ -1,6 +1,6 @@
-import type { TensorInfoLike, TensorMeta } from '@dftracer/tfjs';
+import type { TensorInfoLike, TensorMeta } from '@dftracer/tfjs/internal';
 
-export { numel, tensorBytes } from '@dftracer/tfjs';
+export { numel, tensorBytes } from '@dftracer/tfjs/internal';
 export type { TensorMeta };
 
 /** A tensor's type as the graph and the events show it: `float32[1,32,32,3]`. */

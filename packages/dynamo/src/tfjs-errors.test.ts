@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { validateFiles } from '@dftracer/analyzer';
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { readTrace, traceProblems, type TraceEvent, errorDifferences, remember, type Seen, caught } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createBackend } from './index.js';

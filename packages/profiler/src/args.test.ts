@@ -24,7 +24,7 @@ describe('argument checks', () => {
 
   it('profile options', () => {
     expect(() => profile(42 as never)).toThrow(/^profile: options must be an object; got 42/);
-    expect(() => profile({ shedule: schedule({ wait: 0, warmup: 0, active: 1 }) } as never)).toThrow(/^profile: unknown option "shedule"; expected one of activities, schedule/);
+    expect(() => profile({ shedule: schedule({ wait: 0, warmup: 0, active: 1 }) } as never)).toThrow(/^profile: unknown option "shedule" \(did you mean schedule\?\); known options: activities, schedule/);
     expect(() => profile({ activities: 'cpu' as never })).toThrow(/^profile: activities must be an array/);
     expect(() => profile({ schedule: 3 as never })).toThrow(/^profile: schedule must be a function/);
     expect(() => profile({ onTraceReady: 'x' as never })).toThrow(/^profile: onTraceReady must be a function/);

@@ -1,4 +1,4 @@
-import { tensorBytes } from '@dftracer/tfjs';
+import { tensorBytes } from '@dftracer/tfjs/internal';
 import type { DeviceType } from './activity.js';
 import { callSites, captureStack } from './call-site.js';
 import type { ProfilerEvent } from './events.js';

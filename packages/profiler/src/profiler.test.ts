@@ -1,4 +1,4 @@
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

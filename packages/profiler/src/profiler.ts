@@ -1,5 +1,6 @@
-import { getTracer, nowUs, warnOnce } from '@dftracer/core';
-import { checkDeviceTimeMode, startDeviceTiming, subscribeKernels, type DeviceTimeMode, type DeviceTiming, type KernelCall, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs';
+import { checkOptionKeys, getTracer, nowUs, warnOnce } from '@dftracer/core';
+import type { DeviceTimeMode } from '@dftracer/tfjs';
+import { checkDeviceTimeMode, startDeviceTiming, subscribeKernels, type DeviceTiming, type KernelCall, type TfCoreLike, type TfForDeviceTime } from '@dftracer/tfjs/internal';
 import { activitySet, DeviceType, type ProfilerActivity } from './activity.js';
 import type { ProfilerEvent, ProfilerStep } from './events.js';
 import { HostMonitor } from './host.js';
@@ -39,9 +40,7 @@ const OPTION_KEYS: readonly (keyof ProfileOptions)[] = ['activities', 'schedule'
 
 /** A misspelt option (`shedule`) would silently profile every step: say so instead. */
 function checkKeys(options: object): void {
-  for (const k of Object.keys(options)) {
-    if (!(OPTION_KEYS as readonly string[]).includes(k)) throw new TypeError(`profile: unknown option ${JSON.stringify(k)}; expected one of ${OPTION_KEYS.join(', ')}`);
-  }
+  checkOptionKeys('profile', options, OPTION_KEYS);
 }
 
 function flag(options: ProfileOptions, name: keyof ProfileOptions): boolean {

@@ -1,4 +1,4 @@
-import { isAsyncBackend, resolveTf as resolveTfjs } from '@dftracer/tfjs';
+import { isAsyncBackend, resolveTf as resolveTfjs } from '@dftracer/tfjs/internal';
 import { DeviceType } from './activity.js';
 import type { EngineTotals } from './kernel-log.js';
 

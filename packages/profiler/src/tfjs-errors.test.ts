@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { validateFiles } from '@dftracer/analyzer';
 import { finalize, initializeLog } from '@dftracer/core';
-import { kernelHubStatus } from '@dftracer/tfjs';
+import { kernelHubStatus } from '@dftracer/tfjs/internal';
 import { readTrace, tempDir, traceProblems, type Trace, errorDifferences, remember, type Seen } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfilerActivity } from './activity.js';

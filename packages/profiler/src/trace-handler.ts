@@ -15,6 +15,8 @@ const announced = new WeakSet<Tracer>();
 function announce(tracer: Tracer): void {
   if (announced.has(tracer)) return;
   announced.add(tracer);
+  // pydftracer's mark_used("torch_profiler"), under this package's name.
+  tracer.markUsed('profiler');
   addPlugin({ name: PP_CAT, setup: () => undefined });
 }
 

@@ -28,13 +28,17 @@ export function traceProblems(t: Trace): string[] {
     if (byId.has(c.id) || metaIds.has(c.id)) problems.push(`duplicate id ${c.id} (counter ${c.name})`);
     metaIds.add(c.id);
     if (!Number.isInteger(c.ts)) problems.push(`bad ts on counter ${c.name} ${c.id}`);
+    // an aggregated record (args.dft_cnt) keeps its fold's fhash and the string args all its calls shared
+    const aggregated = typeof c.args?.dft_cnt === 'number';
+    if (aggregated && c.args?.fhash !== undefined && !t.meta.some((m) => m.name === 'FH' && m.args.value === c.args!.fhash)) problems.push(`unresolved fhash on aggregated ${c.name} ${c.id}`);
     // NaN and ±Infinity are written null, with `non_finite` saying which (the core's README).
     const marks = (c.args?.non_finite ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(marks)) if (c.args[k] !== null || !['NaN', 'Infinity', '-Infinity'].includes(v as string)) problems.push(`counter ${c.name} ${c.id}: non_finite.${k} is ${JSON.stringify(v)} for a value of ${JSON.stringify(c.args[k])}`);
-    for (const [k, v] of Object.entries(c.args ?? {})) {
-      if (k === 'hhash' || k === 'non_finite' || typeof v === 'number' || (v === null && k in marks)) continue;
-      problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
-    }
+    if (!aggregated)
+      for (const [k, v] of Object.entries(c.args ?? {})) {
+        if (k === 'hhash' || k === 'non_finite' || typeof v === 'number' || (v === null && k in marks)) continue;
+        problems.push(`counter ${c.name} ${c.id}: arg ${k} is not a number`);
+      }
   }
   if (t.lines.length > 1 && t.lines[t.lines.length - 1] !== ']' && t.events[t.events.length - 1]?.name === 'end') problems.push('no closing "]" after end');
   const fh = new Set(t.meta.filter((m) => m.name === 'FH').map((m) => m.args.value));

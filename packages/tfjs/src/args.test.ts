@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { backendFacts, checkDeviceTimeMode, loadTf, resolveTf, startDeviceTiming, subscribeKernels, syncKernels, useTfNamespace } from './index.js';
+import { loadTf, useTfNamespace } from './index.js';
+import { backendFacts, checkDeviceTimeMode, resolveTf, startDeviceTiming, subscribeKernels, syncKernels } from './internal.js';
 
 // Every public function checks its arguments once and names itself and the argument.
 

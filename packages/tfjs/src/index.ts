@@ -1,27 +1,17 @@
+// What programs use: load tfjs (or hand yours over), track its memory, wait for device times.
+// The integrations' layer (the kernel hub, device timing, tensor facts) is `@dftracer/tfjs/internal`.
 export type { Tf } from './tf.js';
 export { loadTf } from './load/load-tf.js';
 export type { LoadedTf } from './load/load-tf.js';
 export type { LoadTfOptions } from './load/options.js';
 export type { CandidateName, TfDevice, TfPackage } from './load/candidates.js';
-export { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm/conv-grad.js';
 export { useTfNamespace, currentTf } from './namespace.js';
-export { resolveTf } from './resolve.js';
-export type { TfCoreModule } from './resolve.js';
-export { isAsyncBackend } from './async-backend.js';
-export { DTYPE_BYTES, dtypeBytes, numel, tensorBytes } from './tensors.js';
-export type { TensorMeta } from './tensors.js';
-export { subscribeKernels, syncKernels, kernelHubStatus } from './kernels/kernel-hub.js';
-export type { KernelCall, KernelListener, KernelSubscription } from './kernels/kernel-hub.js';
-export type { TensorInfoLike, TfCoreLike, KernelConfigLike, KernelArgsLike, EngineLike, EngineStateLike } from './kernels/types.js';
-export { checkDeviceTimeMode, decideDeviceTime, DeviceTimeError } from './device-time/mode.js';
-export type { BackendFacts, DeviceTimeDecision, DeviceTimeMode } from './device-time/mode.js';
-export { backendFacts, deviceTimesSettled, startDeviceTiming } from './device-time/session.js';
-export type { DeviceTimer, DeviceTiming, TfForDeviceTime } from './device-time/session.js';
-export { WebGPUTimer } from './device-time/webgpu-timer.js';
-export { adapterText, describeAdapter } from './webgpu/adapter.js';
-export type { AdapterReport } from './webgpu/adapter.js';
-export type { WebGPUOptions } from './webgpu/options.js';
-export { releaseWebGPU } from './load/webgpu.js';
-export type { WebGPULoadOptions } from './load/webgpu.js';
 export { trackTfjsMemory } from './counters/tfjs-memory.js';
 export type { TfMemoryInfo, TfMemoryLike } from './counters/tfjs-memory.js';
+export { DeviceTimeError } from './device-time/mode.js';
+export type { DeviceTimeMode } from './device-time/mode.js';
+export { deviceTimesSettled } from './device-time/session.js';
+export { releaseWebGPU } from './load/webgpu.js';
+export type { WebGPULoadOptions } from './load/webgpu.js';
+export type { WebGPUOptions } from './webgpu/options.js';
+export { registerWasmConvGrad, WASM_TRAINING_KERNELS } from './wasm/conv-grad.js';

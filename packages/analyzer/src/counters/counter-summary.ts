@@ -1,6 +1,8 @@
 import { assertCountersRead, type Duck } from '../duck.js';
 import { readJsonSql } from '../read-json.js';
 import { createCounters } from './counter-table.js';
+// The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
+import { END_ROWS_SQL } from '../run-info.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
 import { steadyGrowth, type Growth, type StepMark } from './leak.js';
 
@@ -51,8 +53,9 @@ const MIN_BYTES = 64 * 1024;
 export async function summarizeCounters(duck: Duck, files: string[], wallUs: ReadonlyMap<number, number>): Promise<ProcessCounters[]> {
   const src = readJsonSql(duck.stagedFor(files), { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', ph: 'VARCHAR', args: 'JSON' });
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_src AS SELECT filename AS trace, ph, pid, tid, ts, cat, name, args FROM (${src})
-    WHERE (ph = 'C' AND name IS NOT NULL) OR (ph = 'X' AND json_exists(args, '$.step'))`);
+    WHERE (ph = 'C' AND name IS NOT NULL) OR (ph = 'X' AND json_exists(args, '$.step')) OR ${END_ROWS_SQL}`);
   await assertCountersRead(duck, files, `SELECT trace, count(*) FROM counter_src WHERE ph = 'C' GROUP BY trace`);
+  // every "ph":"C" record is counted against the load; aggregated ones (args.dft_cnt) are calls, not counters
   await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C' AND NOT coalesce(json_exists(args, '$.dft_cnt'), false)`, true);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_steps AS
     SELECT pid, min(ts) AS ts, epoch, step FROM (

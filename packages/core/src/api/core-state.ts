@@ -17,13 +17,15 @@ export interface CoreState {
   live: boolean;
   /** Events already reported as dropped, so the exit hook reports only those that came later. */
   droppedReported: number;
+  /** `setAppMetadata` pairs: the `end` event's `app`. */
+  app: Record<string, string | number | boolean>;
 }
 
 const STATE_KEY = Symbol.for('dftracer.core.state');
 
 export function coreState(): CoreState {
   const g = globalThis as { [STATE_KEY]?: CoreState };
-  return (g[STATE_KEY] ??= { tracer: null, teardowns: [], plugins: [], initCount: 0, hooked: false, ownsFile: false, config: null, live: false, droppedReported: 0 });
+  return (g[STATE_KEY] ??= { tracer: null, teardowns: [], plugins: [], initCount: 0, hooked: false, ownsFile: false, config: null, live: false, droppedReported: 0, app: {} });
 }
 
 /** The active tracer of this thread, or null when tracing is off (not initialised or finalised). */

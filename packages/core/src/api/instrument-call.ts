@@ -83,6 +83,7 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
           if (kindOf !== t) {
             kind = t.interner.kind(nameOf, owner.cat);
             kindOf = t;
+            owner.markOn(t);
           }
           return kind;
         }
@@ -90,6 +91,7 @@ export function wrapCall<F extends AnyFn>(owner: Instrument, fn: F, nameOf: Even
           if (kindOf !== t) {
             kind = t.interner.kind(nameFrom(nameOf, self, fn.name || owner.name), owner.cat);
             kindOf = t;
+            owner.markOn(t);
           }
           return kind;
         };
@@ -281,6 +283,7 @@ export function construct<C extends abstract new (...args: any[]) => unknown>(ow
     construct(target, args, newTarget) {
       const t = activeTracer();
       if (t === null || !owner.enabled) return Reflect.construct(target, args, newTarget);
+      owner.markOn(t);
       const depth = t.enterFast();
       try {
         return Reflect.construct(target, args, newTarget) as object;

@@ -1,6 +1,6 @@
 import { activeTracer } from './core-state.js';
 import type { Instrument } from './instrument.js';
-import type { ThreadTracer } from '../recording/tracer.js';
+import type { SpanState, ThreadTracer } from '../recording/tracer.js';
 
 export interface InstrumentIterOptions {
   /** Event name prefix; default the instrument's name. */
@@ -32,6 +32,15 @@ function errorText(e: unknown): string {
   }
 }
 
+/**
+ * The args of item `i`'s events, taken when each is written: a hold's at the end of the body, so
+ * an `update({ epoch })` the body makes is on its own block (as pydftracer reads them), not on the
+ * next one.
+ */
+function countArgs(d: Instrument, plan: IterPlan, i: number): ReturnType<Instrument['argsFor']> {
+  return d.argsFor(undefined, undefined, { [plan.counter]: i });
+}
+
 /** `Instrument.iter`: a generator over the iterable that times each wait and each body. */
 export function traceIterable<T>(d: Instrument, iterable: Iterable<T> | AsyncIterable<T>, options: InstrumentIterOptions): Generator<T, void, undefined> | AsyncGenerator<T, void, undefined> {
   const name = options.name ?? d.name;
@@ -58,13 +67,19 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
   let kindsOf: ThreadTracer | null = null;
   let waitKind = -1;
   let holdKind = -1;
+  // The consumer's async context when the loop began: each block is entered over it.
+  let base: SpanState | undefined;
+  let last: SpanState | null = null;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
       if (t !== null && t !== kindsOf) {
         kindsOf = t;
+        d.markOn(t);
         waitKind = plan.wait === null ? -1 : t.interner.kind(plan.wait, d.cat);
         holdKind = plan.hold === null ? -1 : t.interner.kind(plan.hold, d.cat);
+        // the async context storage is made here, not inside the first block's time
+        if (plan.hold !== null) base = t.context();
       }
       // The wait is a span: what producing the item does (a loader's reads) nests under it. It
       // ends before the generator yields, so it is the tracer's allocation-free sync pair.
@@ -87,20 +102,29 @@ function* traceSyncIter<T>(d: Instrument, src: Iterable<T>, plan: IterPlan): Gen
         yield r.value;
         continue;
       }
-      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
+      const version = d.argsVersion;
+      const args = countArgs(d, plan, i);
       if (wait !== 0) t.exitFast(wait, waitKind, args);
       if (plan.hold === null) {
         yield r.value;
         continue;
       }
+      // The body nests under the hold span: on the stack while it runs synchronously, and as the
+      // async context of the consumer (this generator runs in its frame) across its awaits. Once
+      // closed it is no parent: the next block replaces it, the loop's end gives the context back.
       const span = t.enterRegion();
+      span.loop = true;
+      t.enterContextOver(span, base);
+      last = span;
       try {
         yield r.value;
       } finally {
-        t.exitKind(span, holdKind, args);
+        // taken now, as pydftracer does: an update the body made is on its own block
+        t.exitKind(span, holdKind, d.argsVersion === version ? args : countArgs(d, plan, i));
       }
     }
   } finally {
+    if (last !== null) kindsOf?.leaveContext(last);
     if (!done) it.return?.();
   }
 }
@@ -109,13 +133,28 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
   const it = src[Symbol.asyncIterator]();
   let done = false;
   let i = 0;
+  // The consumer's async context when the loop began: the source runs in it (its work, a
+  // prefetch included, may outlive any one wait or body), and the holds nest under it.
+  let base: SpanState | undefined;
+  let baseOf: ThreadTracer | null = null;
+  // This generator's code up to its first await runs inside the consumer's next() call, in the
+  // consumer's frame: the body of the coming item gets its (pending) hold as context there,
+  // before the item arrives. The hold begins when it does.
+  let hold: SpanState | null;
   try {
     for (;;) {
       const t = d.enabled ? activeTracer() : null;
-      const wait = t?.enter({ async: true });
+      if (t !== null && t !== baseOf) {
+        baseOf = t;
+        d.markOn(t);
+        base = t.context();
+      }
+      const wait = t?.enterWait();
+      hold = t !== null && plan.hold !== null ? t.enterPending(base) : null;
+      if (hold !== null) hold.loop = true;
       let r: IteratorResult<T>;
       try {
-        r = await it.next();
+        r = await (t === null ? it.next() : t.runInContext(base, () => it.next()));
       } catch (e) {
         // The wait is written (the error noted) and its lane returned; the error is the caller's.
         if (wait !== undefined) {
@@ -135,18 +174,21 @@ async function* traceAsyncIter<T>(d: Instrument, src: AsyncIterable<T>, plan: It
         yield r.value;
         continue;
       }
-      const args = d.argsFor(undefined, undefined, { [plan.counter]: i });
+      const version = d.argsVersion;
+      const args = countArgs(d, plan, i);
       if (plan.wait !== null) t.exitKind(wait, t.interner.kind(plan.wait, d.cat), args);
       else t.discard(wait);
-      if (plan.hold === null) {
+      if (hold === null) {
         yield r.value;
         continue;
       }
-      const hold = t.enter({ async: true });
+      t.beginPending(hold);
       try {
         yield r.value;
       } finally {
-        t.exitKind(hold, t.interner.kind(plan.hold, d.cat), args);
+        // Closed, the hold is no parent: the consumer's code after the loop (or after a break)
+        // nests under its outer context, the one the loop began in.
+        t.exitKind(hold, t.interner.kind(plan.hold!, d.cat), d.argsVersion === version ? args : countArgs(d, plan, i));
       }
     }
   } finally {

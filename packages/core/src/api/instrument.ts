@@ -39,6 +39,8 @@ export interface InstrumentOptions extends UpdateOptions {
   iter?: Partial<IterNames>;
   /** Per-call hooks (args from arguments and result, a wait before the event closes). */
   hooks?: CallHooks;
+  /** The integration named in the `end` event's `used` once this instrument (or its subtree) writes an event. */
+  used?: string;
 }
 
 /** Options of `child()`/`derive()`: an instrument's options and, for a child, its own category. */
@@ -61,6 +63,13 @@ export interface RegionOptions {
    * as pydftracer's `start(metadata=True)`.
    */
   metadata?: boolean;
+  /**
+   * The region is the parent of what runs later in the async context it was started from (the
+   * span open there), whichever frame runs it, until it stops: for regions opened and closed by
+   * callbacks of a driver that runs its steps one after another (`model.fit`'s epochs and
+   * batches). Work running concurrently in that context nests under it too.
+   */
+  context?: boolean;
 }
 
 /** An open region; `stop()` (or leaving a `using` block) writes its event. */
@@ -95,6 +104,8 @@ export class Instrument {
   readonly iterNames: IterNames;
   /** Hooks every traced call of this instrument runs (see `CallHooks`); undefined: none. */
   hooks: CallHooks | undefined;
+  /** InstrumentOptions.used, inherited by the subtree. */
+  readonly used: string | undefined;
   private on: boolean;
   /** An explicit `enable` of a variant: ancestors' enable()/disable() leave it alone. */
   private readonly pinned: boolean;
@@ -115,10 +126,19 @@ export class Instrument {
     this.parent = parent;
     this.iterNames = { ...(parent?.iterNames ?? DFTFN_ITER), ...options.iter };
     this.hooks = options.hooks ?? parent?.hooks;
+    this.used = options.used ?? parent?.used;
     this.on = options.enable ?? parent?.on ?? true;
     this.pinned = parent !== null && options.enable !== undefined;
     if (parent !== null) this.setDefaults(parent.defaults); // shared: args objects are replaced, never changed
     this.assign(options);
+  }
+
+  /**
+   * The object behind this instrument's args: another one after every update (never mutated), so
+   * args made from it are still current while it is the same. @internal
+   */
+  get argsVersion(): object {
+    return this.defaults;
   }
 
   /** Whether this instrument writes events now. */
@@ -200,6 +220,11 @@ export class Instrument {
       n.defaults = lastNew!;
       n.hasDefaults = lastHasKeys;
     }
+  }
+
+  /** Marks `used` on a tracer this instrument writes into (Tracer.markUsed: the same name again is one compare). */
+  markOn(t: ThreadTracer): void {
+    if (this.used !== undefined) t.markUsed(this.used);
   }
 
   /** Sets the hooks of this instrument and its subtree (undefined removes them). */
@@ -328,9 +353,14 @@ export class Instrument {
       return this.keep(() => t.metadata(`${this.name}.end`, String(nowUs())));
     }
     const span = t.enterRegion();
+    this.markOn(t);
     const kind = t.interner.kind(this.name, this.cat);
     const startArgs = this.argsFor(undefined, undefined, options.args);
-    return this.keep((stopArgs) => t.exitKind(span, kind, stopArgs === undefined ? startArgs : mergeArgs(startArgs ?? {}, stopArgs)));
+    const holder = options.context === true ? t.handOver(span) : undefined;
+    return this.keep((stopArgs) => {
+      t.exitKind(span, kind, stopArgs === undefined ? startArgs : mergeArgs(startArgs ?? {}, stopArgs));
+      if (holder !== undefined) t.takeBack(holder, span);
+    });
   }
 
   /** A region whose stop runs `close` once and which `stop()` finds until then. */
@@ -365,6 +395,7 @@ export class Instrument {
   run<T>(fn: () => T, args?: Record<string, ArgValue>, keep?: (result: Awaited<T>) => boolean): T {
     const t = this.on ? activeTracer() : null;
     if (t === null) return fn();
+    this.markOn(t);
     const kind = t.interner.kind(this.name, this.cat);
     const allArgs = this.argsFor(undefined, undefined, args);
     const depth = t.enterFast();

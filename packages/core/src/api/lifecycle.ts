@@ -7,8 +7,12 @@ import { execName, traceFilePath, writeHeader } from './trace-header.js';
 import { exportToChildren, restoreChildEnv } from './children.js';
 import { nowUs } from '../recording/clock.js';
 import { ConfigError, resolveConfig } from '../config/resolve.js';
-import type { ConfigOptions } from '../config/settings.js';
+import { SETTING_NAMES, type ConfigOptions } from '../config/settings.js';
+import { configDifferences } from '../config/differences.js';
+import { checkOptionKeys } from '../plugin/option-keys.js';
+import { warnOnce } from '../plugin/warn-once.js';
 import { writeDiagnostic } from '../writer/diagnostics.js';
+import { runDescription } from './run-description.js';
 import { guardCloses } from '../fs/close-guard.js';
 import { guardTraceFd, unguardTraceFd } from '../writer/trace-fd-guard.js';
 import { TraceFile, type SharedFile } from '../writer/trace-file.js';
@@ -63,6 +67,8 @@ function loggerFor(t: ThreadTracer): DFTracerLogger {
   };
 }
 
+const INIT_KEYS: readonly string[] = [...SETTING_NAMES, 'processId', 'plugins'];
+
 function normaliseArgs(a: InitOptions | string | undefined, dataDir?: string | null, processId?: number): InitOptions {
   if (a === undefined || a === null) return dataDir != null ? { dataDir } : {};
   if (typeof a === 'string') {
@@ -72,7 +78,14 @@ function normaliseArgs(a: InitOptions | string | undefined, dataDir?: string | n
     return o;
   }
   if (typeof a !== 'object') throw new TypeError(`initializeLog: the first argument must be an options object or a log file path; got ${typeof a}`);
+  checkOptionKeys('initializeLog', a, INIT_KEYS);
   return a;
+}
+
+function warnIgnored(options: InitOptions, running: DFTracerConfig): void {
+  const differ = configDifferences(options, running);
+  if (options.plugins !== undefined && options.plugins.length > 0) differ.push(`plugins (${options.plugins.map((p) => p.name).join(', ')}: install them with addPlugin)`);
+  if (differ.length > 0) warnOnce(`initializeLog again: ${differ.join('; ')}`, `initializeLog: tracing already runs; this call's options were ignored: ${differ.join('; ')}`);
 }
 
 /**
@@ -86,9 +99,13 @@ export function initializeLog(options?: InitOptions): DFTracerLogger;
 export function initializeLog(logFile?: string | null, dataDir?: string | null, processId?: number): DFTracerLogger;
 export function initializeLog(a?: InitOptions | string | null, dataDir?: string | null, processId?: number): DFTracerLogger {
   const state = coreState();
-  // Running (or stopped by a write error, which only finalize ends): the same logger.
-  if (state.tracer !== null && state.live) return loggerFor(state.tracer);
   const options = normaliseArgs(a ?? undefined, dataDir, processId);
+  // Running (or stopped by a write error, which only finalize ends): the same logger, and a word
+  // about the options this call asked for and did not get.
+  if (state.tracer !== null && state.live) {
+    if (state.config !== null) warnIgnored(options, state.config);
+    return loggerFor(state.tracer);
+  }
   const inherited = isMainThread ? undefined : (getEnvironmentData(SHARED_KEY) as SharedInit | undefined);
 
   let config: DFTracerConfig;
@@ -202,13 +219,20 @@ export function finalize(): void {
   try {
     // Not active: writing failed earlier (already reported); there is nothing more to write.
     if (t.active) {
+      // The last interval's aggregated records: before `end` (README, Aggregation).
+      t.drainFolds();
       t.settle();
       // Other threads stop writing here: `end` is the last line and num_events exact.
       if (ownsFile) t.file.seal();
       if (ownsFile && t.active) {
         // Every record before `end`, metadata included, as upstream counts (flushed by settle()).
         const numEvents = t.recordsWritten();
-        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, { num_events: numEvents, plugins: [...state.plugins], ...encoderArgs(t.file.encoderStats.counts()) });
+        t.record(t.interner.kind('end', 'dftracer'), t.nextId(), t.identity.tid, nowUs(), 0, 1, -1, {
+          num_events: numEvents,
+          plugins: [...state.plugins],
+          ...encoderArgs(t.file.encoderStats.counts()),
+          ...runDescription(t.config, [...t.used, ...t.file.usedNames()], state.app),
+        });
       }
       t.flush();
       if (ownsFile && t.active) t.closeArray();
@@ -223,13 +247,14 @@ export function finalize(): void {
       if (isMainThread) restoreChildEnv();
     }
   }
+  state.app = {};
   state.droppedReported = t.dropped;
   if (t.dropped > 0 || t.truncated > 0) t.log('INFO', `${t.dropped} event(s) dropped, ${t.truncated} truncated`);
 }
 
 /** The `end` event's account of how the batches before it were encoded (gzip/encoder-stats.ts). */
 function encoderArgs(c: EncoderCounts): Args {
-  return { batches_custom: c.custom, batches_zlib: c.zlib, batches_plain: c.plain, batches_sampled: c.sampled, encoder_fallbacks: c.fallbacks };
+  return { batches_zlib: c.zlib, batches_plain: c.plain };
 }
 
 /** Integer µs since the epoch on the tracer's clock; 0 when tracing is off (as upstream). */

@@ -20,15 +20,14 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({}, { DFTRACER_WRITE_BUFFER_SIZE: '12abc' })).toThrow(/DFTRACER_WRITE_BUFFER_SIZE="12abc".*integer/);
     expect(() => resolveConfig({}, { DFTRACER_LOG_LEVEL: 'LOUD' })).toThrow(/DFTRACER_LOG_LEVEL="LOUD".*ERROR, WARN, INFO, DEBUG/);
     expect(() => resolveConfig({}, { DFTRACER_COMPRESSION_LEVEL: '10' })).toThrow(/DFTRACER_COMPRESSION_LEVEL/);
-    expect(() => resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'fast' })).toThrow(/DFTRACER_GZIP_ENCODER="fast".*auto, custom, zlib/);
+    expect(() => resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'fast' })).toThrow(/DFTRACER_GZIP_ENCODER="fast".*accepted values: zlib/);
   });
 
-  it('chooses the gzip encoder: zlib by default, auto or custom by variable or option', () => {
+  it('takes zlib, the one gzip encoder, and names the removed ones as invalid', () => {
     expect(resolveConfig({}, {}).gzipEncoder).toBe('zlib');
-    expect(resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'Auto' }).gzipEncoder).toBe('auto');
     expect(resolveConfig({}, { DFTRACER_GZIP_ENCODER: ' ZLIB ' }).gzipEncoder).toBe('zlib');
-    expect(resolveConfig({ gzipEncoder: 'custom' }, { DFTRACER_GZIP_ENCODER: 'zlib' }).gzipEncoder).toBe('custom');
-    expect(() => resolveConfig({ gzipEncoder: 'gzip' as 'zlib' })).toThrow(/option gzipEncoder=gzip.*auto, custom, zlib/);
+    expect(() => resolveConfig({}, { DFTRACER_GZIP_ENCODER: 'auto' })).toThrow(/DFTRACER_GZIP_ENCODER="auto" is not valid; accepted values: zlib/);
+    expect(() => resolveConfig({ gzipEncoder: 'custom' as 'zlib' })).toThrow(/option gzipEncoder=custom.*zlib/);
   });
 
   it('lets code options win over the environment and checks them too', () => {

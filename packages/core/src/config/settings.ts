@@ -21,6 +21,10 @@ export interface ConfigOptions {
   writerThread?: boolean;
   /** Counter sampling interval in ms (DFTRACER_COUNTERS_INTERVAL_MS); 0 turns counters off. */
   countersIntervalMs?: number;
+  /** Fold high-rate events into one record per interval (DFTRACER_ENABLE_AGGREGATION). */
+  enableAggregation?: boolean;
+  /** The aggregation interval in ms (DFTRACER_TRACE_INTERVAL_MS). */
+  traceIntervalMs?: number;
 }
 
 /** One setting: an option, its variable, how its value is read, its default and what children inherit. */
@@ -47,6 +51,8 @@ export type Settings = { readonly [K in keyof ConfigOptions]-?: Setting<ValueOf<
 export const DEFAULT_WRITE_BUFFER_SIZE = 1 << 20;
 /** One sample per 100 ms costs far below measurement noise (`pnpm bench`: countersPaired). */
 export const DEFAULT_COUNTERS_INTERVAL_MS = 100;
+/** Upstream's default aggregation interval. */
+export const DEFAULT_TRACE_INTERVAL_MS = 1000;
 
 /**
  * The configuration, declared once: options, variables, errors, children's environment and the
@@ -64,14 +70,16 @@ export const SETTINGS: Settings = {
   incMetadata: { variable: 'DFTRACER_INC_METADATA', kind: bool, default: true, shownDefault: 'on', meaning: 'write `args` (hashes, `level`, `p_idx`, sizes, user args)' },
   disableIo: { variable: 'DFTRACER_DISABLE_IO', kind: bool, default: false, shownDefault: 'off', meaning: 'do not trace `node:fs`' },
   compression: { variable: 'DFTRACER_TRACE_COMPRESSION', kind: bool, default: true, shownDefault: 'on', meaning: 'gzip the file, one member per flush' },
-  compressionLevel: { variable: 'DFTRACER_COMPRESSION_LEVEL', kind: int(1, 9), default: 1, shownDefault: '1', meaning: '1–9; see [Compression](#compression)' },
-  gzipEncoder: { variable: 'DFTRACER_GZIP_ENCODER', kind: oneOf<GzipEncoder>(['auto', 'custom', 'zlib'], (s) => s.toLowerCase()), default: 'zlib', shownDefault: '`zlib`', meaning: '`zlib`, `auto` or `custom`; see [Compression](#compression)' },
+  compressionLevel: { variable: 'DFTRACER_COMPRESSION_LEVEL', kind: int(1, 9), default: 1, shownDefault: '1', meaning: "1–9, zlib's level; see [Compression](#compression)" },
+  gzipEncoder: { variable: 'DFTRACER_GZIP_ENCODER', kind: oneOf<GzipEncoder>(['zlib'], (s) => s.toLowerCase()), default: 'zlib', shownDefault: '`zlib`', meaning: '`zlib`, the one encoder (`auto` and `custom` are gone); see [Compression](#compression)' },
   writeBufferSize: { variable: 'DFTRACER_WRITE_BUFFER_SIZE', kind: int(1, 1 << 30), default: DEFAULT_WRITE_BUFFER_SIZE, shownDefault: String(DEFAULT_WRITE_BUFFER_SIZE), meaning: 'bytes of events buffered before a flush' },
   bindSignals: { variable: 'DFTRACER_BIND_SIGNALS', kind: bool, default: false, shownDefault: 'off', meaning: 'on SIGINT/SIGTERM/SIGHUP flush and close, then die by the signal' },
   logLevel: { variable: 'DFTRACER_LOG_LEVEL', kind: oneOf<LogLevel>(['ERROR', 'WARN', 'INFO', 'DEBUG'], (s) => s.toUpperCase(), { WARNING: 'WARN' }), default: 'WARN', shownDefault: '`WARN`', meaning: "the tracer's own messages on stderr: `ERROR`, `WARN`, `INFO`, `DEBUG`" },
   disableTids: { variable: 'DFTRACER_DISABLE_TIDS', kind: bool, default: false, shownDefault: 'off', meaning: 'write `tid` 0 (async lanes keep small distinct tids)' },
   writerThread: { variable: 'DFTRACER_WRITER_THREAD', kind: bool, default: true, shownDefault: 'on', meaning: 'format and write on a writer thread; off: on the traced thread' },
   countersIntervalMs: { variable: 'DFTRACER_COUNTERS_INTERVAL_MS', kind: int(0, 3_600_000), default: DEFAULT_COUNTERS_INTERVAL_MS, shownDefault: String(DEFAULT_COUNTERS_INTERVAL_MS), meaning: 'ms between counter samples (`"ph":"C"` records: memory, CPU, event loop, GC, I/O, tfjs tensors); `0`: none' },
+  enableAggregation: { variable: 'DFTRACER_ENABLE_AGGREGATION', kind: bool, default: false, shownDefault: 'off', meaning: 'fold fs I/O and kernel events into one record per name, thread, file and interval; see [Aggregation](#aggregation)' },
+  traceIntervalMs: { variable: 'DFTRACER_TRACE_INTERVAL_MS', kind: int(1, 3_600_000), default: DEFAULT_TRACE_INTERVAL_MS, shownDefault: String(DEFAULT_TRACE_INTERVAL_MS), meaning: 'the aggregation interval in ms' },
 };
 
 export type SettingName = keyof ConfigOptions;

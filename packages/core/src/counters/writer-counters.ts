@@ -1,9 +1,9 @@
-import { gzipSync } from 'node:zlib';
 import { nowUs } from '../recording/clock.js';
 import { ID_BLOCK, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
 import { counterLine, type CounterValues } from './counter-line.js';
 import { ProcessSampler } from './process-sampler.js';
 import { SYS_CAT } from './sys-cat.js';
+import { jsDeflate } from '../gzip/index.js';
 
 /** What the writer thread needs to write the process-wide counters of a session. */
 export interface WriterCounterInit {
@@ -65,8 +65,10 @@ export class WriterCounters {
     this.sampler.sample(this.at, this.put);
     if (this.lines === 0) return;
     const enc = this.file.shared.encoding;
+    const bytes = Buffer.from(this.text);
     // A sealed file (finalize writing its last events) refuses the write: nothing after `end`.
-    this.file.write(enc.compression ? gzipSync(this.text, { level: enc.level }) : Buffer.from(this.text), this.lines);
+    // JavaScript gzip: this timer fires whenever it likes, also while Node stops the writer thread at exit.
+    this.file.write(enc.compression ? jsDeflate(bytes, enc.level) : bytes, this.lines);
   }
 
   stop(): void {

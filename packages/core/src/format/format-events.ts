@@ -22,7 +22,7 @@ export interface FormatContext {
 
 /**
  * Every event of the buffer as DFTracer E2 lines (field order fixed by the format): the string
- * reference that the byte formatter (event-bytes.ts) and the columnar encoder are tested against.
+ * reference that the byte formatter (event-bytes.ts) is tested against.
  */
 export function formatEvents(buf: EventColumns, ctx: FormatContext): string {
   const cuts = { count: 0 };

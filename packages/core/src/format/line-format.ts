@@ -5,8 +5,7 @@
  *   ,"ph":"X","args":{"hhash":"f9ff883caaf21863","level": 1 ,"p_idx": -1 ,"fhash": "…" … }}\n
  *
  * The text formatter (format-events.ts) joins them into text, the byte formatter (event-bytes.ts)
- * and the gzip encoder (gzip/event-gzip.ts) write the same pieces as bytes: all take them from
- * here, so the outputs cannot drift apart.
+ * writes the same pieces as bytes: both take them from here, so the outputs cannot drift apart.
  */
 
 /** The longest event line written; longer ones have their string args cut (upstream's limit). */

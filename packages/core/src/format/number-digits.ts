@@ -1,57 +1,11 @@
 /**
- * Numbers as the trace text writes them, digit by digit into a byte array: the columnar encoder
- * (gzip/event-gzip.ts) generates only the digits that changed, and the byte formatter
- * (event-bytes.ts) writes lines without building strings; both need them as bytes.
+ * Numbers as the trace text writes them, digit by digit into a byte array: the byte formatter
+ * (event-bytes.ts) writes lines without building strings.
  */
 import { numberText } from './line-format.js';
 
 /** 10^n for the digit counts of safe integers (and one more). */
 export const POW10: readonly number[] = Array.from({ length: 18 }, (_, n) => 10 ** n);
-
-/**
- * How many trailing digits of v (> 0) differ from r's (≥ 0), both safe integers: both lose
- * trailing digits until what is left is equal (or v has none left). The digits of v stripped go
- * to `rev`, last first.
- */
-export function differingDigits(v: number, r: number, rev: Uint8Array): number {
-  let k = 0;
-  if (v >= 1e8 && r >= 1e8) {
-    // Timestamps: when the high parts agree, strip the low eight digits (zero-padded) in int32 math.
-    const hx = Math.floor(v / 1e8);
-    if (hx === Math.floor(r / 1e8)) {
-      let xi = (v - hx * 1e8) | 0;
-      let yi = (r - hx * 1e8) | 0;
-      while (xi !== yi) {
-        const qx = (xi / 10) | 0;
-        rev[k++] = 48 + (xi - qx * 10);
-        xi = qx;
-        yi = (yi / 10) | 0;
-      }
-      return k;
-    }
-  }
-  if (v <= 0x7fffffff && r <= 0x7fffffff) {
-    // `| 0` first: V8 then divides in int32 (a multiply by the reciprocal), not in doubles.
-    let xi = v | 0;
-    let yi = r | 0;
-    while (xi !== yi && xi !== 0) {
-      const qx = (xi / 10) | 0;
-      rev[k++] = 48 + (xi - qx * 10);
-      xi = qx;
-      yi = (yi / 10) | 0;
-    }
-    return k;
-  }
-  let x = v;
-  let y = r;
-  while (x !== y && x !== 0) {
-    const qx = Math.floor(x / 10);
-    rev[k++] = 48 + (x - qx * 10);
-    x = qx;
-    y = Math.floor(y / 10);
-  }
-  return k;
-}
 
 /**
  * Writes v's text into `out` at `at` (ASCII, at most 24 bytes) and returns its length: integers by

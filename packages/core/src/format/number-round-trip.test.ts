@@ -1,7 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { counterLine } from '../counters/counter-line.js';
-import { EventGzip } from '../gzip/event-gzip.js';
 import { EventBuffer } from '../recording/event-buffer.js';
 import { Interner } from '../recording/interner.js';
 import { formatContext } from '../test-util/format.test-util.js';
@@ -36,8 +34,6 @@ describe('numbers keep their value on every path that writes them', () => {
   it.each([
     ['text formatter', () => formatEvents(buf, ctx)],
     ['byte formatter', () => new EventBytes(ctx).format('', buf).toString()],
-    ['columnar gzip encoder', () => gunzipSync(new EventGzip(ctx, 1).encode('', buf)).toString()],
-    ['columnar gzip encoder, 4 sources', () => gunzipSync(new EventGzip(ctx, 4).encode('', buf)).toString()],
   ])('event args: %s', (_, write) => {
     const args = eventArgs(write());
     for (const [k, v] of Object.entries(VALUES)) expect(Object.is(args[k], v), `${k}: ${String(args[k])} ≠ ${v}`).toBe(true);

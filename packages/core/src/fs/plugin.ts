@@ -6,6 +6,7 @@ import { patch, unpatch, type AnyFn, type Patch } from './identity.js';
 import { genericPromise, handleData, handleOp, openPromise } from './promises.js';
 import { FD_OPS, HANDLE_OPS, PATH_OPS } from './specs.js';
 import { FsState, type FdEntry } from './state.js';
+import type { DataLineage } from './data-lineage.js';
 import { closeSync, existsSync, genericSync, openSync, readSync, vectorSync, writeSync } from './sync.js';
 import { readFileCallback, readFileSync, wholeFileHandle, wholeFilePromise, writeFileSync } from './whole-file.js';
 
@@ -25,6 +26,11 @@ export function fsPlugin(): Plugin {
 
 /** One installation per thread: node:fs is per thread, and wrapping it twice would count twice. */
 let current: FsState | null = null;
+
+/** The directories this thread's traced I/O read and wrote, while the fs tracer is installed. */
+export function currentLineage(): DataLineage | null {
+  return current?.lineage ?? null;
+}
 
 function install(tracer: Tracer): Teardown | void {
   if (current !== null) {

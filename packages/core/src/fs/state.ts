@@ -1,6 +1,7 @@
 import type { ArgValue, Args, EventShape, Span, Tracer } from '../types.js';
 import { toAbsolutePath } from './paths.js';
 import { countIo, ioDirection } from '../counters/io-counts.js';
+import { DataLineage } from './data-lineage.js';
 
 /** Every event of this plugin has this category (DFTracer's name for libc I/O). */
 export const CAT = 'POSIX';
@@ -52,6 +53,10 @@ export class FsState {
   gapStart = 0;
   gapEnd = -1;
   private warned = false;
+  /** `posix` is in the end event's `used` once this plugin wrote an event. */
+  private marked = false;
+  /** The directories this thread's traced I/O read and wrote (provenance). */
+  readonly lineage = new DataLineage();
   /** Per event shape of this plugin: 1 read, 2 write, 0 other (the `io` counter's counts). */
   private readonly shapeDir: number[] = [];
   private readonly exitAt: ExitAt;
@@ -82,7 +87,9 @@ export class FsState {
   absHash(abs: string): string | undefined {
     if (!this.tracedAbs(abs)) return undefined;
     try {
-      return this.tracer.hashFile(abs);
+      const h = this.tracer.hashFile(abs);
+      this.lineage.note(h, abs);
+      return h;
     } catch (e) {
       this.fail(e);
       return undefined;
@@ -154,7 +161,7 @@ export class FsState {
   emit(name: string, t0: number, t1: number, args: Args): void {
     try {
       this.tracer.emit(name, CAT, t0, t1 - t0, args);
-      countIo(ioDirection(name), bytesOf(args));
+      this.counted(ioDirection(name), args);
     } catch (e) {
       this.fail(e);
     }
@@ -180,7 +187,11 @@ export class FsState {
       const pos = call[1]!;
       if (pos < 0) this.tracer.emitShaped(atCurrent, t0, clock[1]! - t0, fhash, call[0]!, ret);
       else this.tracer.emitShaped(atOffset, t0, clock[1]! - t0, fhash, call[0]!, pos, ret);
-      countIo(this.shapeDir[atCurrent] ?? 0, ret);
+      const dir = this.shapeDir[atCurrent] ?? 0;
+      countIo(dir, ret);
+      if (dir === 1) this.lineage.read(fhash);
+      else if (dir === 2) this.lineage.wrote(fhash);
+      if (!this.marked) this.markUsed();
     } catch (e) {
       this.fail(e);
     }
@@ -201,7 +212,7 @@ export class FsState {
     try {
       if (end === undefined) this.tracer.exit(span, name, CAT, args);
       else this.exitAt.call(this.tracer, span, name, CAT, args, end);
-      countIo(ioDirection(name), bytesOf(args));
+      this.counted(ioDirection(name), args);
     } catch (e) {
       this.fail(e);
     }
@@ -220,10 +231,26 @@ export class FsState {
         const span = this.tracer.enter(ASYNC);
         this.tracer.exit(span, name, CAT, args);
       }
-      countIo(ioDirection(name), bytesOf(args));
+      this.counted(ioDirection(name), args);
     } catch (e) {
       this.fail(e);
     }
+  }
+
+  /** An event of direction `dir` (1 read, 2 write) written: the io counter, lineage, `used`. */
+  private counted(dir: number, args: Args): void {
+    countIo(dir, bytesOf(args));
+    const fh = args.fhash;
+    if (typeof fh === 'string') {
+      if (dir === 1) this.lineage.read(fh);
+      else if (dir === 2) this.lineage.wrote(fh);
+    }
+    if (!this.marked) this.markUsed();
+  }
+
+  private markUsed(): void {
+    this.marked = true;
+    this.tracer.markUsed('posix');
   }
 
   /** Tracing code must never throw into the program: the first failure is logged, all are skipped. */

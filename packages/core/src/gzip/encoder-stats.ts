@@ -1,23 +1,17 @@
 /**
- * How the batches of a process were encoded, reported in the `end` event's args: every encoder of
+ * How the batches of a process were written, reported in the `end` event's args: every encoder of
  * the process (the writer thread's, each traced thread's own) counts into one SharedArrayBuffer.
  */
 export interface EncoderCounts {
-  /** Batches written by the hand-written encoder. */
-  readonly custom: number;
-  /** Batches written by zlib (chosen by the size guard, by the level, by DFTRACER_GZIP_ENCODER, or after an error). */
+  /** Batches written as gzip members (by zlib; on worker threads by js-gzip.ts). */
   readonly zlib: number;
   /** Batches written uncompressed (DFTRACER_TRACE_COMPRESSION=0). */
   readonly plain: number;
-  /** Batches the size guard encoded both ways to compare. */
-  readonly sampled: number;
-  /** Batches the hand-written encoder failed on (each then written by zlib). */
-  readonly fallbacks: number;
 }
 
 export type EncoderCount = keyof EncoderCounts;
 
-const SLOTS: readonly EncoderCount[] = ['custom', 'zlib', 'plain', 'sampled', 'fallbacks'];
+const SLOTS: readonly EncoderCount[] = ['zlib', 'plain'];
 
 /** Bytes of the shared counters (TraceFile makes them with the file). */
 export const ENCODER_STATS_BYTES = 4 * SLOTS.length;

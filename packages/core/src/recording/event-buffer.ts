@@ -154,7 +154,7 @@ export class EventBuffer implements EventColumns {
 
   /** A string arg `j`: interned (an index) when short, else kept for the writer. */
   private putString(j: number, v: string, interner: Interner): void {
-    const k = interner.str(v);
+    const k = interner.strOf(this.argKey[j]!, v);
     if (k >= 0) {
       this.argTag[j] = TAG_ISTR;
       this.argNum[j] = k;

@@ -99,6 +99,32 @@ export class Interner {
   private readonly ringPos = new Map<string, number>();
   private ringNext = 0;
 
+  /**
+   * The last string value of each arg key and its index: an event shape's string args (dynamo's
+   * `op`, `inputs`, `outputs`) alternate, so the one last value above misses on each of them,
+   * while per key the value repeats kernel after kernel.
+   */
+  private readonly lastByKey: (string | undefined)[] = [];
+  private lastIdByKey = new Int32Array(16);
+
+  /** `str(v)` for the value of arg key `key`: the key's last value skips the Map. */
+  strOf(key: number, v: string): number {
+    if (v === this.lastByKey[key]) return this.lastIdByKey[key]!;
+    const k = this.str(v);
+    if (k >= 0) {
+      if (key >= this.lastIdByKey.length) {
+        const grown = new Int32Array(Math.max(key + 1, this.lastIdByKey.length * 2));
+        grown.set(this.lastIdByKey);
+        this.lastIdByKey = grown;
+      }
+      // Filled up to the key, never assigned past the end: a holey array would be a slow dictionary.
+      while (this.lastByKey.length <= key) this.lastByKey.push(undefined);
+      this.lastByKey[key] = v;
+      this.lastIdByKey[key] = k;
+    }
+    return k;
+  }
+
   /** The index of a short string value, or -1 when it is not worth interning (or the table is full). */
   str(v: string): number {
     // The same value as the last one (a file's hash, read after read) skips the Map.

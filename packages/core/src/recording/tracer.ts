@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { gzipSync } from 'node:zlib';
 import { isAbsolute, resolve } from 'node:path';
 import { nowUs, stampUs } from './clock.js';
 import { underPrefix } from '../config/data-dirs.js';
@@ -9,7 +8,7 @@ import { Interner } from './interner.js';
 import { metadataLine } from '../format/metadata-line.js';
 import { safeJson } from '../format/safe-json.js';
 import { type FormatContext } from '../format/format-events.js';
-import { BatchEncoder } from '../gzip/index.js';
+import { BatchEncoder, threadDeflate } from '../gzip/index.js';
 import { HashTable, dftHash } from './hash.js';
 import { argsHead } from '../format/line-format.js';
 import { COUNT_SLOT, ID_BLOCK, ID_SLOT, type TraceFile } from '../writer/trace-file.js';
@@ -19,10 +18,16 @@ import { grown } from './typed-arrays.js';
 import { WriterThread } from '../writer/writer-thread.js';
 import { counterLine, type CounterValues, type CounterWarn } from '../counters/counter-line.js';
 import { ThreadCounters } from '../counters/thread-counters.js';
+import { Folder } from './fold.js';
 import type { ArgValue, Args, DFTracerConfig, EnterOptions, EventShape, LogLevel, Span, Tracer } from '../types.js';
 
 /** A span as the tracer keeps it: where it is written (tid) and where it sits on the sync stack. */
 export interface SpanState extends Span {
+  /** Set when a pending span begins (beginPending). */
+  id: number;
+  level: number;
+  parentId: number;
+  start: number;
   async: boolean;
   tid: number;
   /** 1-based index on the sync stack, 0 for async spans. */
@@ -31,6 +36,15 @@ export interface SpanState extends Span {
   /** Opened by start()/using: may be stopped out of call order. */
   readonly region: boolean;
   open: boolean;
+  /**
+   * The async context this span was made the context over (runIn, enterContext): what a
+   * continuation of that context nests under once this span is closed, or while it is pending.
+   */
+  outer: SpanState | undefined;
+  /** A region that stands in for this span as the parent while it is open (handOver). */
+  inner: SpanState | undefined;
+  /** A loop body's block (iter): closed at the next item, so no parent of raw async spans. */
+  loop: boolean;
 }
 
 export interface ThreadIdentity {
@@ -77,6 +91,10 @@ export class ThreadTracer implements Tracer {
   private shapes = new Int32Array(16 * SHAPE_SLOTS);
   private shapeCount = 0;
   private readonly shapeIds = new Map<string, EventShape>();
+  /** Per shape, its arg names (for folding its events). */
+  private readonly shapeNames: (readonly string[])[] = [];
+  /** Folds high-rate events per interval (DFTRACER_ENABLE_AGGREGATION), else null. */
+  private readonly folder: Folder | null;
   private readonly capacity: number;
   private readonly fmt: FormatContext;
   /** The thread that formats and writes for us, when one runs (main thread, built package). */
@@ -93,6 +111,9 @@ export class ThreadTracer implements Tracer {
   private readonly files = new HashTable();
   private readonly strings = new HashTable();
   private readonly warned = new Set<string>();
+  /** Names this thread gave markUsed, in order of first call (the `end` event's `used`). */
+  readonly used = new Set<string>();
+  private lastUsed = '';
 
   /** Sync nesting: spans that end within the current synchronous stretch. */
   private readonly stack = new SyncStack();
@@ -140,6 +161,32 @@ export class ThreadTracer implements Tracer {
         this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`);
       },
     };
+    this.folder = config.enableAggregation ? new Folder(config.traceIntervalMs * 1000, this.interner, (_, line) => this.appendRecord(line(this.nextId())), identity.pid, this.hostHash) : null;
+  }
+
+  /** Writes the open folds (finalize: the last interval's records, before `end`). */
+  drainFolds(): void {
+    this.folder?.drain();
+  }
+
+  /** Entity ids whose `EH` record this thread wrote. */
+  readonly entities = new Set<string>();
+
+  /**
+   * An entity record (`EH`, `ET`, `ER`: recording/entity.ts) in our metadata layout, `fields` the
+   * JSON members after `hhash` (upstream's order).
+   */
+  entityRecord(name: 'EH' | 'ET' | 'ER', fields: string): void {
+    if (!this.active) return;
+    this.appendRecord(`{"id":${this.nextId()},"name":"${name}","cat":"dftracer","pid":${this.identity.pid},"tid":${this.identity.tid},"ph":"M","args":{"hhash":"${this.hostHash}",${fields}}}\n`);
+  }
+
+  /** A finished record line (an aggregated record), written with the next flush like metadata. */
+  private appendRecord(line: string): void {
+    if (!this.active) return;
+    this.pendingMeta += line;
+    this.pendingMetaCount++;
+    if (this.pendingMeta.length > this.config.writeBufferSize) this.flush();
   }
 
   /** The `thread_name` record of this thread's own track (after the header, for the file's creator). */
@@ -162,17 +209,70 @@ export class ThreadTracer implements Tracer {
       this.pTid = stack.tid[d - 1]!;
       return;
     }
-    const s = this.als === null ? undefined : this.als.getStore();
+    this.resolveFrom(this.als === null ? undefined : this.als.getStore());
+  }
+
+  /** resolveParent, skipping loop blocks (on the sync stack or as the async context). */
+  private resolvePastLoops(): void {
+    const store = this.als === null ? undefined : this.als.getStore();
+    let s = this.openSpan(store);
+    if (s === undefined || s.loop !== true) return this.resolveParent();
+    // a sync block sits on the stack too: past it only when it is the stack's top
+    const d = this.stack.top();
+    if (d > 0 && this.stack.id[d - 1] !== s.id) return this.resolveParent();
+    for (let n = 0; s !== undefined && (s.loop === true || !s.open) && n < 10_000; n++) s = s.outer;
+    this.resolveFrom(s);
+  }
+
+  /**
+   * The parent from an async context's span: the innermost one still open. A closed span (a
+   * continuation that outlived its async function, a loop body after its block) or one not begun
+   * (an async iterator's next block) does not enclose what starts now.
+   */
+  private resolveFrom(store: SpanState | undefined): void {
+    const s = this.openSpan(store);
     if (s !== undefined) {
       this.pId = s.id;
       this.pLevel = s.level;
-      // A finished async span's lane may belong to another span by now.
-      this.pTid = s.open ? s.tid : this.identity.tid;
+      this.pTid = s.tid;
       return;
     }
     this.pId = -1;
     this.pLevel = 0;
     this.pTid = this.identity.tid;
+  }
+
+  /** The innermost open span of an async context: past closed or pending ones, into open stand-ins. */
+  private openSpan(store: SpanState | undefined): SpanState | undefined {
+    let s = store;
+    // bounded: a chain is as deep as the contexts nested when it was made
+    for (let n = 0; s !== undefined && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === undefined) return undefined;
+    for (let n = 0; s.inner !== undefined && s.inner.open && n < 10_000; n++) s = s.inner;
+    return s;
+  }
+
+  /**
+   * Makes `region` the parent of what runs later in the current async context, in every frame
+   * of it (see `RegionOptions.context`): it stands in for the span open there. Returns that span,
+   * for `takeBack`; without one, the region becomes this frame's context.
+   */
+  handOver(region: SpanState): SpanState | undefined {
+    const holder = this.openSpan(this.asyncStorage().getStore());
+    if (holder === undefined || holder === region) {
+      this.enterContext(region);
+      return region;
+    }
+    // a stand-in's outer context is the stand-in it replaces (undefined: the holder itself)
+    region.outer = holder.inner;
+    holder.inner = region;
+    return holder;
+  }
+
+  /** Ends a `handOver` once the region is stopped. */
+  takeBack(holder: SpanState, region: SpanState): void {
+    if (holder === region) this.leaveContext(region);
+    else if (holder.inner === region) holder.inner = region.outer?.open ? region.outer : undefined;
   }
 
   /**
@@ -218,21 +318,35 @@ export class ThreadTracer implements Tracer {
   // ---------------------------------------------------------------- Tracer
 
   enter(options?: EnterOptions): SpanState {
+    return this.enterSpan(options, options?.async === true);
+  }
+
+  /** An iterator's wait for its next item: an async span that may nest under a loop block. */
+  enterWait(): SpanState {
+    return this.enterSpan({ async: true }, false);
+  }
+
+  /**
+   * `pastLoops`: a raw async span (a plugin's: an fs callback, a profiler cycle) may outlive the
+   * loop body it starts in, which ends at the next item: it nests under the loop's own context.
+   */
+  private enterSpan(options: EnterOptions | undefined, pastLoops: boolean): SpanState {
     let start = options?.start ?? nowUs();
     if (!isCleanTime(start)) start = this.badTime('enter', 'start', start, nowUs());
-    this.resolveParent();
+    if (pastLoops) this.resolvePastLoops();
+    else this.resolveParent();
     const id = this.nextId();
     const level = this.pLevel + 1;
     if (options?.async) {
       const lane = this.allocLane();
-      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true };
+      return { id, level, parentId: this.pId, start, async: true, tid: this.laneTid(lane), depth: 0, lane, region: false, open: true, outer: undefined, inner: undefined, loop: false };
     }
     return this.pushSpan(id, level, start, false);
   }
 
   private pushSpan(id: number, level: number, start: number, region: boolean): SpanState {
     const depth = this.stack.push(id, level, this.pTid, this.pId);
-    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true };
+    return { id, level, parentId: this.pId, start, async: false, tid: this.pTid, depth, lane: 0, region, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   /** A sync span opened by region start(): it leaves the stack at the next microtask if still open. */
@@ -298,7 +412,79 @@ export class ThreadTracer implements Tracer {
 
   /** Runs fn with span as the async context (continuations after await see it as parent). */
   runIn<T>(span: SpanState, fn: () => T): T {
-    return this.asyncStorage().run(span, fn);
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    return als.run(span, fn);
+  }
+
+  /** A span's outer context is the first one it was made the context over: chains never loop. */
+  private setOuter(span: SpanState, cur: SpanState | undefined): void {
+    if (span.outer === undefined && cur !== span) span.outer = cur;
+  }
+
+  /** Runs fn in the async context `store` (undefined: none), whatever the current one is. */
+  runInContext<T>(store: SpanState | undefined, fn: () => T): T {
+    return this.asyncStorage().run(store as SpanState, fn);
+  }
+
+  /** The span of the current async context (which may be closed or pending), if any. */
+  context(): SpanState | undefined {
+    return this.asyncStorage().getStore();
+  }
+
+  /**
+   * Makes `span` the parent of what runs later in the current async context, across `await`,
+   * until `leaveContext(span)`: a loop body that the program runs itself (a generator's consumer),
+   * which no wrapper can run inside `within`.
+   */
+  enterContext(span: SpanState): void {
+    const als = this.asyncStorage();
+    this.setOuter(span, als.getStore());
+    als.enterWith(span);
+  }
+
+  /**
+   * `enterContext` for the next block of a loop: `span` is entered over `outer` (the context the
+   * loop began in), not over the previous block, so a long loop builds no chain.
+   */
+  enterContextOver(span: SpanState, outer: SpanState | undefined): void {
+    span.outer = outer;
+    this.asyncStorage().enterWith(span);
+  }
+
+  /**
+   * Gives the current async context back to what it was before `enterContext(span)`, if it is
+   * still `span` (or a span closed or not begun inside it): a context taken over since is kept.
+   */
+  leaveContext(span: SpanState): void {
+    const als = this.als;
+    if (als === null) return;
+    let s = als.getStore();
+    for (let n = 0; s !== undefined && s !== span && !s.open && n < 10_000; n++) s = s.outer;
+    if (s === span) als.enterWith(span.outer as SpanState);
+  }
+
+  /**
+   * A span not begun yet that is already the current async context (`enterContext`): the body of
+   * an async iterator's next item, whose context must be set before the item arrives, in the
+   * caller's `next()`. Until `beginPending` it is skipped as a parent; its id is taken then.
+   */
+  enterPending(outer: SpanState | undefined): SpanState {
+    const span: SpanState = { id: -1, level: 0, parentId: -1, start: 0, async: true, tid: this.identity.tid, depth: 0, lane: 0, region: false, open: false, outer: undefined, inner: undefined, loop: false };
+    this.enterContextOver(span, outer);
+    return span;
+  }
+
+  /** Begins a pending span now, on a lane, under the innermost open span of its outer context. */
+  beginPending(span: SpanState): void {
+    this.resolveFrom(span.outer);
+    span.id = this.nextId();
+    span.level = this.pLevel + 1;
+    span.parentId = this.pId;
+    span.start = nowUs();
+    span.lane = this.allocLane();
+    span.tid = this.laneTid(span.lane);
+    span.open = true;
   }
 
   // Allocation-free pair for sync wrappers: the entry on the stack holds everything the event
@@ -343,6 +529,11 @@ export class ThreadTracer implements Tracer {
     if (!this.active) this.dropped++;
     else {
       const n = b.count;
+      if (this.folder !== null && this.folder.takes(kind)) {
+        this.folder.add(kind, stack.tid[i]!, b.ts[n]!, b.dur[n]!, { ...args, ...extra });
+        stack.pop(depth, id, false);
+        return;
+      }
       b.pushMerged(kind, id, stack.tid[i]!, stack.level[i]!, stack.parent[i]!, args, extra, this.interner);
       const end = b.ts[n]! + b.dur[n]!;
       if (b.full) this.flush();
@@ -355,14 +546,14 @@ export class ThreadTracer implements Tracer {
   spanAt(depth: number): SpanState {
     const i = depth - 1;
     const stack = this.stack;
-    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true };
+    return { id: stack.id[i]!, level: stack.level[i]!, parentId: stack.parent[i]!, start: stack.start[i]!, async: false, tid: stack.tid[i]!, depth, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   within<T>(span: Span, fn: () => T): T {
     const s = span as SpanState;
     const depth = this.stack.push(s.id, s.level, s.tid, s.parentId);
     try {
-      return this.asyncStorage().run(s, fn);
+      return this.runIn(s, fn);
     } finally {
       this.stack.pop(depth, s.id, false);
     }
@@ -381,7 +572,7 @@ export class ThreadTracer implements Tracer {
     if (!isCleanTime(s)) s = this.badTime('reserve', 'start', s, nowUs());
     this.resolveParent();
     // depth 0: not on the sync stack, so exit() writes it without touching the current context.
-    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true };
+    return { id: this.nextId(), level: this.pLevel + 1, parentId: this.pId, start: s, async: false, tid: this.pTid, depth: 0, lane: 0, region: false, open: true, outer: undefined, inner: undefined, loop: false };
   }
 
   track(name: string): number {
@@ -425,6 +616,7 @@ export class ThreadTracer implements Tracer {
     this.shapes[at] = kind;
     this.shapes[at + 1] = keys.length;
     for (let k = 0; k < keys.length; k++) this.shapes[at + 2 + k] = this.interner.key(keys[k]!);
+    this.shapeNames[n] = [...keys];
     this.shapeIds.set(id, n as EventShape);
     return n as EventShape;
   }
@@ -443,6 +635,10 @@ export class ThreadTracer implements Tracer {
     }
     const at = shape * SHAPE_SLOTS;
     const s = this.shapes;
+    if (this.folder !== null && this.folder.takes(s[at]!)) {
+      this.folder.addValues(s[at]!, this.pTid, ts, dur, this.shapeNames[shape]!, v0, v1, v2, v3);
+      return;
+    }
     const b = this.buf;
     b.times(ts, dur);
     const i = b.count;
@@ -499,6 +695,16 @@ export class ThreadTracer implements Tracer {
     this.log('WARN', message);
   }
 
+  markUsed(name: string): void {
+    // Called per event by some integrations: the same name again is one compare.
+    if (name === this.lastUsed) return;
+    if (typeof name !== 'string' || name === '') throw new TypeError(`markUsed: name must be a non-empty string; got ${safeJson(name)}`);
+    this.lastUsed = name;
+    if (this.used.has(name)) return;
+    this.used.add(name);
+    this.file.markUsed(name);
+  }
+
   // ---------------------------------------------------------------- writing
 
   record(kind: number, id: number, tid: number, ts: number, dur: number, level: number, pidx: number, args: Args | undefined): void {
@@ -517,6 +723,10 @@ export class ThreadTracer implements Tracer {
     }
     const b = this.buf;
     const i = b.count;
+    if (this.folder !== null && this.folder.takes(kind)) {
+      this.folder.add(kind, tid, b.ts[i]!, b.dur[i]!, args);
+      return;
+    }
     b.pushArgs(kind, id, tid, level, pidx, args, this.interner);
     const end = b.ts[i]! + b.dur[i]!;
     if (b.full) this.flush();
@@ -540,6 +750,7 @@ export class ThreadTracer implements Tracer {
   /** A counter record (`"ph":"C"`) at `ts`, written with the next flush like metadata records. */
   counter(name: string, cat: string, values: CounterValues, ts: number = nowUs()): void {
     if (!this.active) return;
+    this.markUsed('counters');
     const line = counterLine(this.nextId(), name, cat, this.identity.pid, this.identity.tid, isCleanTime(ts) ? ts : nowUs(), this.hostHash, values, this.counterWarn);
     if (line === null) return;
     this.pendingMeta += line;
@@ -580,7 +791,8 @@ export class ThreadTracer implements Tracer {
   closeArray(): void {
     const text = ']\n';
     const f = this.file.shared;
-    this.file.write(f.encoding.compression ? gzipSync(text, { level: f.encoding.level }) : Buffer.from(text), 0);
+    const bytes = Buffer.from(text);
+    this.file.write(f.encoding.compression ? threadDeflate()(bytes, f.encoding.level) : bytes, 0);
   }
 
   /** Records written to the file so far, metadata included (what `end.num_events` says). */
@@ -594,7 +806,7 @@ export class ThreadTracer implements Tracer {
     try {
       const every = this.config.countersIntervalMs;
       const counters = every > 0 ? { intervalMs: every, pid: this.identity.pid, tid: this.identity.tid, hhash: this.hostHash } : null;
-      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters);
+      this.writer = WriterThread.start(this.file.shared, this.config.incMetadata, this.fmt.argsHead, LOG_ORDER.WARN <= LOG_ORDER[this.config.logLevel], counters, this.config.writeBufferSize);
     } catch (e) {
       this.log('INFO', `no writer thread (${(e as Error).message}); formatting on this thread`);
     }
@@ -664,7 +876,7 @@ export class ThreadTracer implements Tracer {
     }
     // Formatted here from the interner's own arrays: no redefinition needs sending.
     this.interner.redefined.length = 0;
-    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m)));
+    const encoder = (this.encoder ??= new BatchEncoder(this.fmt, this.file.shared.encoding, this.file.encoderStats, threadDeflate()));
     let bytes: Buffer;
     try {
       bytes = encoder.encode(meta, this.buf);

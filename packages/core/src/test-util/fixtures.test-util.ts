@@ -1,4 +1,4 @@
-/** Trace fixtures shared by the encoder tests and `bench/event-gzip.bench.mjs`. */
+/** Trace fixtures shared by the format and encoder tests. */
 
 /** A deterministic PRNG so failures and benchmark inputs reproduce. */
 export function rng(seed: number): () => number {

@@ -109,6 +109,13 @@ export class RecordingTracer implements Tracer {
     }
   }
 
+  /** Names given to markUsed, in order of first call. */
+  readonly used = new Set<string>();
+
+  markUsed(name: string): void {
+    this.used.add(name);
+  }
+
   emit(name: string, cat: string, ts: number, dur: number, args?: Args): void {
     this.tick();
     const p = this.parent();

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_IN_FLIGHT } from './writer-thread.js';
+import { maxInFlight } from './writer-thread.js';
 import { readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems, type TraceEvent } from '@dftracer/testing';
 import { runModule, start, writeModule } from '../test-util/node-process.test-util.js';
 
@@ -120,11 +120,11 @@ describe('kill -9 during heavy tracing', () => {
     expect(r.signal).toBe('SIGKILL');
     const t = readCrashedTrace(traceFiles(dir)[0]!);
     const onDisk = contiguousPerThread(t.complete).get(t.complete[0]!.tid) ?? 0;
-    // A buffer holds BUF/192 events; the writer thread accepts up to MAX_IN_FLIGHT buffers before
+    // A buffer holds BUF/192 events; the writer thread accepts up to maxInFlight(BUF) buffers before
     // the program waits, so a crash loses at most the buffer being filled plus those.
     const capacity = Math.floor(BUF / 192);
     console.log(`[crash] killed after ${R} events: ${onDisk} on disk, ${R - onDisk} lost (${((R - onDisk) / capacity).toFixed(1)} buffers of ${capacity})`);
-    expect(R - onDisk).toBeLessThanOrEqual((MAX_IN_FLIGHT + 1) * capacity);
+    expect(R - onDisk).toBeLessThanOrEqual((maxInFlight(BUF) + 1) * capacity);
   });
 
   it('a file cut at any byte (a crash mid-write) reads as a clean prefix of the whole trace', () => {

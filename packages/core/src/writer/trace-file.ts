@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { ENCODER_STATS_BYTES, EncoderStats, type Encoding } from '../gzip/index.js';
+import { lockOwner, ownerDead } from './lock-owner.js';
 
 // The tracer's own writes use the functions as they were before any plugin wrapped them, so they
 // are never traced and never disturbed by an instrumentation bug.
@@ -11,10 +12,11 @@ const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants;
 /**
  * State shared by every thread that writes into one process's file: the fd and its identity
  * (device and inode, checked before each write), and a SharedArrayBuffer holding
- * - Int32 at byte 0: the write lock, the closed flag, the failure code, the lock ticket sequence;
+ * - Int32 at byte 0: the write lock (its holder: lock-owner.ts), the closed flag, the failure code;
  * - BigInt64 slots 2 and 3: the next free id block and the count of written events;
  * - Int32 at byte 32: whether a failure has been reported, whether the fd is closed;
- * - BigInt64 slot 6: the bytes written and counted (COMMITTED_SLOT).
+ * - BigInt64 slot 6: the bytes written and counted (COMMITTED_SLOT);
+ * - BigInt64 slots 7–9: the write in progress (PENDING_END, PENDING_COUNT, PENDING_EVENTS).
  * Every thread encodes its batches as `encoding` says (one file, one format) and counts them in
  * `encoderStats`.
  */
@@ -33,7 +35,6 @@ const LOCK = 0;
 const CLOSED = 1;
 const SEALED = 2;
 const FAILED = 2;
-const SEQ = 3;
 export const ID_SLOT = 2;
 /** Ids are handed out to threads in blocks (ID_SLOT counts them) so threads of one file never share an id. */
 export const ID_BLOCK = 4096;
@@ -43,23 +44,37 @@ export const COUNT_SLOT = 3;
  * write leaves bytes beyond it (part of a member, or a member it never counted): the next write
  * cuts them off, as that batch is counted lost, so `end.num_events` matches the file.
  */
-const COMMITTED_SLOT = 6;
+export const COMMITTED_SLOT = 6;
+/**
+ * The write in progress, so that a thread terminated between its commit and its count (two
+ * stores) leaves nothing half done: the file's end once it is written, the count before it, and
+ * its events. PENDING_END is stored last and cleared first; 0: none. The next holder of the lock
+ * finishes the count if the bytes were committed (recover).
+ */
+export const PENDING_END = 7;
+export const PENDING_COUNT = 8;
+export const PENDING_EVENTS = 9;
+const SAB_BYTES = 80;
 const REPORTED = 0;
 const FD_CLOSED = 1;
 const ONCE = 2;
 /** Warnings given once per process, whichever thread meets the case first: bit i of the ONCE word. */
 const ONCE_KEYS = ['truncated', 'encoder'];
+/** Integrations a worker thread may mark used (Tracer.markUsed): bit i of the USED word, read for `end`. */
+const USED = 3;
+export const SHARED_USED_NAMES = ['posix', 'counters', 'ai', 'dynamo', 'profiler', 'tfjs'];
 
 /** FAILED codes that are not errnos. */
 const FD_REPLACED = 1_000_000;
 const UNKNOWN_ERROR = 1_000_001;
 
 /**
- * A lock held this long by the same owner is taken over: its owner is a worker thread that was
- * terminated between lock and unlock (termination skips `finally`), and waiting for it would hang
- * the program. A live owner holds the lock for one write(2) of one member.
+ * A lock held this long by the same owner is taken over even where the owner cannot be seen to be
+ * dead (lock-owner.ts): a live owner holds the lock for one write(2) of one member.
  */
 export const LOCK_STALE_MS = 2000;
+/** How long a waiter sleeps before it looks again whether the holder still lives. */
+const LOCK_WAIT_MS = 5;
 
 export class TraceFileError extends Error {
   override readonly name = 'DFTracerFileError';
@@ -86,7 +101,7 @@ export class TraceFile {
     private readonly owner: boolean,
   ) {
     this.i32 = new Int32Array(shared.sab, 0, 4);
-    this.i64 = new BigInt64Array(shared.sab, 0, 7);
+    this.i64 = new BigInt64Array(shared.sab, 0, SAB_BYTES / 8);
     this.flags = new Int32Array(shared.sab, 32, 4);
     this.encoderStats = new EncoderStats(shared.encoderStats);
   }
@@ -112,7 +127,7 @@ export class TraceFile {
       closeSync(fd);
       throw e;
     }
-    const sab = new SharedArrayBuffer(56);
+    const sab = new SharedArrayBuffer(SAB_BYTES);
     return new TraceFile({ path, fd, encoding, sab, encoderStats: new SharedArrayBuffer(ENCODER_STATS_BYTES), dev: st.dev, ino: st.ino }, true);
   }
 
@@ -150,6 +165,18 @@ export class TraceFile {
     return Atomics.load(this.i32, FAILED) !== 0 && Atomics.compareExchange(this.flags, REPORTED, 0, 1) === 0;
   }
 
+  /** Records that an integration of SHARED_USED_NAMES produced events in some thread (others: no-op). */
+  markUsed(name: string): void {
+    const i = SHARED_USED_NAMES.indexOf(name);
+    if (i >= 0) Atomics.or(this.flags, USED, 1 << i);
+  }
+
+  /** The SHARED_USED_NAMES any thread of the process marked. */
+  usedNames(): string[] {
+    const bits = Atomics.load(this.flags, USED);
+    return SHARED_USED_NAMES.filter((_, i) => (bits & (1 << i)) !== 0);
+  }
+
   /**
    * For a warning that must appear once per process (not once per thread): true for the first
    * caller only. Keys not listed in ONCE_KEYS are not deduplicated across threads.
@@ -180,13 +207,19 @@ export class TraceFile {
         this.fail(FD_REPLACED, `descriptor ${this.shared.fd} was closed or no longer refers to the trace file`, false);
         return false;
       }
-      const committed = Atomics.load(this.i64, COMMITTED_SLOT);
+      const i64 = this.i64;
+      const committed = Atomics.load(i64, COMMITTED_SLOT);
       if (size > committed) ftruncateSync(this.shared.fd, Number(committed));
+      const end = committed + BigInt(data.length);
+      Atomics.store(i64, PENDING_COUNT, Atomics.load(i64, COUNT_SLOT));
+      Atomics.store(i64, PENDING_EVENTS, BigInt(events));
+      Atomics.store(i64, PENDING_END, end);
       let off = 0;
       while (off < data.length) off += writeSync(this.shared.fd, data, off, data.length - off);
       this.bytesWritten += data.length;
-      Atomics.store(this.i64, COMMITTED_SLOT, committed + BigInt(data.length));
-      if (events !== 0) Atomics.add(this.i64, COUNT_SLOT, BigInt(events));
+      Atomics.store(i64, COMMITTED_SLOT, end);
+      if (events !== 0) Atomics.add(i64, COUNT_SLOT, BigInt(events));
+      Atomics.store(i64, PENDING_END, 0n);
       return true;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
@@ -297,22 +330,36 @@ export class TraceFile {
     else Atomics.store(this.flags, FD_CLOSED, 1);
   }
 
-  /** Takes the lock; returns the ticket that unlocks it. Never waits forever (see LOCK_STALE_MS). */
+  /**
+   * Takes the lock; returns the ticket that unlocks it. A holder that died (a worker thread
+   * terminated between lock and unlock: termination skips `finally`) is seen dead within
+   * LOCK_WAIT_MS and its lock taken over; where that cannot be seen, after LOCK_STALE_MS.
+   */
   private lock(): number {
-    const me = (Atomics.add(this.i32, SEQ, 1) & 0x3fffffff) + 1;
+    const me = lockOwner();
     let holder = 0;
     let since = 0;
     for (;;) {
       const cur = Atomics.compareExchange(this.i32, LOCK, 0, me);
-      if (cur === 0) return me;
+      if (cur === 0) break;
       if (cur !== holder) {
         holder = cur;
         since = Date.now();
-      } else if (Date.now() - since > LOCK_STALE_MS && Atomics.compareExchange(this.i32, LOCK, cur, me) === cur) {
-        return me;
       }
-      Atomics.wait(this.i32, LOCK, cur, 10);
+      if ((ownerDead(cur) || Date.now() - since > LOCK_STALE_MS) && Atomics.compareExchange(this.i32, LOCK, cur, me) === cur) break;
+      Atomics.wait(this.i32, LOCK, cur, LOCK_WAIT_MS);
     }
+    this.recover();
+    return me;
+  }
+
+  /** Under the lock: finishes the count of a write whose thread died after committing it (PENDING_END). */
+  private recover(): void {
+    const i64 = this.i64;
+    const end = Atomics.load(i64, PENDING_END);
+    if (end === 0n) return;
+    if (Atomics.load(i64, COMMITTED_SLOT) === end && Atomics.load(i64, COUNT_SLOT) === Atomics.load(i64, PENDING_COUNT)) Atomics.add(i64, COUNT_SLOT, Atomics.load(i64, PENDING_EVENTS));
+    Atomics.store(i64, PENDING_END, 0n);
   }
 
   private unlock(ticket: number): void {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCrashedTrace, readTrace, tempDir, traceFiles, traceProblems } from '@dftracer/testing';
 import { cleanEnv, writeModule } from '../test-util/node-process.test-util.js';
+import { LOCK_STALE_MS } from './trace-file.js';
 
 /**
  * A write error on the trace (disk full, file too large, EIO, a descriptor the program closed)
@@ -124,28 +125,50 @@ describe('write errors stop tracing, never the program', () => {
 });
 
 describe('a worker thread that dies holding the write lock', () => {
-  it('does not hang the process: the stale lock is taken over and the trace completes', () => {
-    const dir = tempDir('dft-lock-');
-    const r = spawnSync(process.execPath, [writeModule(dir, `
+  /** Traces 1000 events, leaves the lock word as `HOLDER` says, traces 2000 more and finalizes; prints the wait. */
+  const holding = (holder: string) => `
       import { initializeLog, dftFn, finalize } from CORE;
-      import { getEnvironmentData } from 'node:worker_threads';
+      import { Worker, getEnvironmentData } from 'node:worker_threads';
       initializeLog({ logFile: process.env.LOG_FILE });
       const ev = dftFn('wf').log(function ev(step) { return step; });
       for (let i = 0; i < 1000; i++) ev(i);
+      ${holder}
       // Test hook: the lock word as a worker terminated between lock and unlock leaves it.
       const lock = new Int32Array(getEnvironmentData('dftracer.core.shared').shared.sab, 0, 1);
-      Atomics.store(lock, 0, 12345);
+      Atomics.store(lock, 0, holder);
       const t0 = Date.now();
       for (let i = 1000; i < 3000; i++) ev(i);
       finalize();
-      console.log(Date.now() - t0 >= 1900 && Date.now() - t0 < 15000);
-    `)], { cwd: dir, encoding: 'utf8', env: { ...cleanEnv(), DFTRACER_ENABLE: '1', DFTRACER_WRITE_BUFFER_SIZE: '8192', LOG_FILE: join(dir, 'lock') }, timeout: 30_000 });
+      console.log(Date.now() - t0);
+    `;
+
+  function run(program: string) {
+    const dir = tempDir('dft-lock-');
+    const r = spawnSync(process.execPath, [writeModule(dir, program)], { cwd: dir, encoding: 'utf8', env: { ...cleanEnv(), DFTRACER_ENABLE: '1', DFTRACER_WRITE_BUFFER_SIZE: '8192', LOG_FILE: join(dir, 'lock') }, timeout: 30_000 });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('true\n');
     const t = readTrace(traceFiles(dir)[0]!);
     expect(traceProblems(t)).toEqual([]);
     expect(t.complete.filter((e) => e.name === 'ev')).toHaveLength(3000);
     expect(t.complete.at(-1)!.name).toBe('end');
+    return Number(r.stdout);
+  }
+
+  it.skipIf(process.platform !== 'linux')('takes over at once the lock of a thread that is gone (its OS thread id no longer lives)', () => {
+    // A real thread's id, after the thread has ended.
+    const waited = run(holding(`
+      const w = new Worker("require('worker_threads').parentPort.postMessage(require('fs').readlinkSync('/proc/thread-self'))", { eval: true });
+      const link = await new Promise((res) => w.once('message', res));
+      await new Promise((res) => w.once('exit', res));
+      const holder = Number(link.slice(link.lastIndexOf('/') + 1));
+    `));
+    // The stale-lock wait (LOCK_STALE_MS) would be 2000 ms; a live holder is never waited on here.
+    expect(waited).toBeLessThan(LOCK_STALE_MS / 2);
+  });
+
+  it('takes over after LOCK_STALE_MS a lock whose holder cannot be seen to be dead (no /proc)', () => {
+    const waited = run(holding('const holder = -12345;'));
+    expect(waited).toBeGreaterThanOrEqual(LOCK_STALE_MS - 100);
+    expect(waited).toBeLessThan(15_000);
   });
 
   it('real terminations of tracing workers: the program always finishes and its trace is valid', () => {

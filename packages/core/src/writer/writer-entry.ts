@@ -35,7 +35,7 @@ class Session {
       argsHead: init.argsHead,
       onTruncated: (n) => this.warnOnce('truncated', `${n} event(s) longer than 16 KiB had their string args cut`),
     };
-    this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats, (m) => this.warnOnce('encoder', m));
+    this.encoder = new BatchEncoder(ctx, init.shared.encoding, this.file.encoderStats);
     this.counters = init.counters === null ? null : new WriterCounters(init.counters, this.file);
   }
 
@@ -55,7 +55,9 @@ class Session {
     let ok = false;
     try {
       const cols: EventColumns = { ...b.columns, count: b.count, argObj: b.argObj };
-      ok = this.file.write(this.encoder.encode(b.meta, cols), b.count + b.metaCount);
+      // Nothing is encoded for a file that no longer takes this thread's writes: at exit the
+      // main thread has drained its batches, so zlib never runs while Node stops this thread.
+      if (!this.file.closed) ok = this.file.write(this.encoder.encode(b.meta, cols), b.count + b.metaCount);
     } finally {
       // The arrays go back before the batch counts as done: once the main thread has seen every
       // batch done, it finds every array back (WriterThread.stop keeps them for the next session).

@@ -4,8 +4,8 @@ import { runModule } from '../test-util/node-process.test-util.js';
 
 /**
  * A program that records faster than the writer thread writes fills its queue; the traced thread
- * then waits for a free slot rather than encoding itself (with the columnar encoder, handing over
- * costs less CPU and less of the traced thread's time: core README, "Performance"). The file keeps
+ * then waits for a free slot rather than encoding itself (handing over costs the traced thread
+ * less time: core README, "Performance"). The file keeps
  * every event once and in order.
  */
 const PROGRAM = `

@@ -50,9 +50,19 @@ export interface WriterBatch {
 /**
  * Batches in flight before the producer waits. A crash loses what is queued plus the buffer being
  * filled: 1 + 15 buffers of 1 MiB is DFTracer's own default loss window (its 16 MiB buffer), and
- * ~80 k events absorb a burst without making the traced thread wait.
+ * ~80 k events absorb a burst without making the traced thread wait. Small buffers get more
+ * batches, up to MIN_IN_FLIGHT_BYTES in all: 15 of 4 KiB fill in milliseconds, and a writer held
+ * up that long (worker threads holding the file's lock on an oversubscribed machine) made the
+ * program wait, while a small buffer still means a small loss window.
  */
-export const MAX_IN_FLIGHT = 15;
+const BATCHES_IN_FLIGHT = 15;
+const MIN_IN_FLIGHT_BYTES = 256 << 10;
+
+/** Batches in flight before the producer waits, for buffers of `bufferBytes` (DFTRACER_WRITE_BUFFER_SIZE). */
+export function maxInFlight(bufferBytes: number): number {
+  return Math.max(BATCHES_IN_FLIGHT, Math.ceil(MIN_IN_FLIGHT_BYTES / Math.max(1, bufferBytes)));
+}
+
 /** A writer that makes no progress for this long is considered dead. */
 const STALL_MS = 10_000;
 
@@ -157,6 +167,7 @@ export class WriterThread {
   private constructor(
     private readonly thread: ThreadHandle,
     init: WriterInit,
+    private readonly maxInFlight: number,
   ) {
     this.progress = new Int32Array(init.progress);
     const open: WriterMessage = { open: init };
@@ -164,11 +175,11 @@ export class WriterThread {
   }
 
   /** Opens a session on the writer thread, or returns null when the writer entry is unavailable (run from source). */
-  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean, counters: WriterCounterInit | null = null): WriterThread | null {
+  static start(shared: SharedFile, incMetadata: boolean, argsHead: string, warn: boolean, counters: WriterCounterInit | null = null, bufferBytes = 1 << 20): WriterThread | null {
     const entry = entryPath();
     if (entry === null) return null;
     detachEarly();
-    return new WriterThread(processThread(entry), { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn, counters });
+    return new WriterThread(processThread(entry), { shared, progress: new SharedArrayBuffer(16), incMetadata, argsHead, warn, counters }, maxInFlight(bufferBytes));
   }
 
   /** Why the writer can no longer take this session's batches, or null while it can. */
@@ -182,7 +193,7 @@ export class WriterThread {
 
   /** Whether the next batch would have to wait for the writer to finish one. */
   get full(): boolean {
-    return this.posted - Atomics.load(this.progress, DONE) >= MAX_IN_FLIGHT;
+    return this.posted - Atomics.load(this.progress, DONE) >= this.maxInFlight;
   }
 
   /** Events handed over that the writer has not written (yet, or ever if it died). */
@@ -220,7 +231,7 @@ export class WriterThread {
 
   private submit(batch: WriterBatch): boolean {
     if (this.dead !== null) return false;
-    if (this.full && !this.waitUntil(this.posted - MAX_IN_FLIGHT + 1)) return false;
+    if (this.full && !this.waitUntil(this.posted - this.maxInFlight + 1)) return false;
     this.thread.worker.postMessage(batch, columnBuffers(batch.columns));
     this.posted++;
     this.postedEvents += batch.count;

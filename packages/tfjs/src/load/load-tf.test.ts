@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
 import { readTrace, tempDir, type Trace } from '@dftracer/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { currentTf, isAsyncBackend, loadTf, resolveTf, WASM_TRAINING_KERNELS } from '../index.js';
+import { currentTf, loadTf, WASM_TRAINING_KERNELS } from '../index.js';
+import { isAsyncBackend, resolveTf } from '../internal.js';
 import { report } from './report.js';
 
 let file = '';
@@ -60,8 +61,12 @@ describe('loadTf', () => {
     await expect(loadTf({ prefer: 'wasm' as never })).rejects.toThrow(/^loadTf: prefer must be a non-empty array/);
     await expect(loadTf({ from: 3 as never })).rejects.toThrow(/^loadTf: from must be a path or file URL string/);
     await expect(loadTf({ wasmTraining: 'yes' as never })).rejects.toThrow(/^loadTf: wasmTraining must be a boolean/);
-    await expect(loadTf({ sync: true } as never)).rejects.toThrow(/^loadTf: unknown option "sync"; expected prefer, from, wasmTraining/);
+    await expect(loadTf({ sync: true } as never)).rejects.toThrow(/^loadTf: unknown option "sync"; known options: prefer, from, wasmTraining/);
     await expect(loadTf(null as never)).rejects.toThrow(/^loadTf: options must be an object; got null/);
+    await expect(loadTf({ prefered: ['cpu'] } as never)).rejects.toThrow(/^loadTf: unknown option "prefered" \(did you mean prefer\?\)/);
+    await expect(loadTf({ prefer: ['cpu'], webgpu: { featurelevel: 'compatibility' } as never })).rejects.toThrow(
+      /^loadTf: webgpu: unknown option "featurelevel" \(did you mean featureLevel\?\); known options: dawnOptions, featureLevel, powerPreference, importBackend$/,
+    );
   });
 
   it('says it cannot load anything with every reason', async () => {
@@ -81,5 +86,29 @@ describe('report', () => {
     checks.push((t) => {
       expect(cmRecords(t).find((c) => c.adapter !== undefined)).toMatchObject({ backend: 'cpu', device: 'cpu', adapter: 'Test Adapter 1', limits_ok: true });
     });
+  });
+});
+
+describe('a candidate named in prefer that cannot load', () => {
+  it('is said on stderr with its reason, and not when the default order passes over it', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tempDir } = await import('@dftracer/testing');
+    const dist = new URL('../../dist/index.js', import.meta.url).href;
+    const dir = tempDir();
+    const run = (prefer: string) => {
+      writeFileSync(join(dir, 'app.mjs'), `const { loadTf } = await import(${JSON.stringify(dist)});\nconst l = await loadTf(${prefer});\nconsole.log(l.backend);\n`);
+      return spawnSync(process.execPath, ['app.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, DFTRACER_ENABLE: '0' } });
+    };
+    // tfjs-node-gpu is not installed here (not a dependency of this package)
+    const named = run(`{ prefer: ['tfjs-node-gpu', 'cpu'] }`);
+    expect(named.stdout.trim()).toBe('cpu');
+    expect(named.stderr.split('\n').filter((l) => l.includes('loadTf'))).toEqual([
+      expect.stringMatching(/^dftracer: WARN: loadTf: tfjs-node-gpu, named in prefer, could not be used \(.*not installed.*\); loaded cpu instead$/),
+    ]);
+    const byDefault = run('');
+    expect(byDefault.status).toBe(0);
+    expect(byDefault.stderr).not.toContain('loadTf');
   });
 });

@@ -36,6 +36,10 @@ export async function loadTf(options?: LoadTfOptions): Promise<LoadedTf> {
       continue;
     }
     const result: LoadedTf = { ...got, skipped };
+    // A candidate the program named itself and did not get is news (in the default order it is not).
+    if (options?.prefer !== undefined) {
+      for (const s of skipped) ctx.warn(`loadTf: ${s.candidate}, named in prefer, could not be used (${s.reason}); loaded ${name} instead`);
+    }
     report(result);
     useTfNamespace(result.tf);
     return result;

@@ -2,6 +2,7 @@ import { CANDIDATES, CANDIDATE_NAMES, isCandidateName, type CandidateName } from
 import type { Tf } from '../tf.js';
 import type { Candidate } from './candidate.js';
 import type { WebGPULoadOptions } from './webgpu.js';
+import { checkOptionKeys } from '@dftracer/core';
 
 /** loadTf's options. */
 export interface LoadTfOptions {
@@ -33,7 +34,8 @@ export interface LoadTfOptions {
 }
 
 const OWN = (Object.values(CANDIDATES) as Candidate[]).flatMap((c) => (c.option === undefined ? [] : [c.option]));
-const KEYS = ['prefer', 'from', 'wasmTraining', 'tf', ...OWN.map((o) => o.key)];
+/** loadTf's option names (its README's table is tested against them). */
+export const KEYS: readonly string[] = ['prefer', 'from', 'wasmTraining', 'tf', ...OWN.map((o) => o.key)];
 const expected = () => CANDIDATE_NAMES.map((n) => `'${n}'`).join(' | ');
 
 /** The options checked, with defaults: every error names the option at fault. */
@@ -41,9 +43,7 @@ export function checkOptions(options: unknown): { prefer: readonly CandidateName
   if (options === undefined) return { prefer: CANDIDATE_NAMES, from: undefined, wasmTraining: true, all: {} };
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`loadTf: options must be an object; got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
   const o = options as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    if (!KEYS.includes(k)) throw new TypeError(`loadTf: unknown option ${JSON.stringify(k)}; expected ${KEYS.join(', ')}`);
-  }
+  checkOptionKeys('loadTf', o, KEYS);
   let prefer: readonly CandidateName[] = CANDIDATE_NAMES;
   if (o.prefer !== undefined) {
     if (!Array.isArray(o.prefer) || o.prefer.length === 0) throw new TypeError(`loadTf: prefer must be a non-empty array of ${expected()}`);

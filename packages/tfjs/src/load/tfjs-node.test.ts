@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { finalize, initializeLog } from '@dftracer/core';
 import type { Tensor } from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isAsyncBackend, loadTf, type LoadedTf } from '../index.js';
+import { loadTf, type LoadedTf } from '../index.js';
+import { isAsyncBackend } from '../internal.js';
 import { readTrace, tempDir } from '@dftracer/testing';
 
 const file = initializeLog({ enable: true, logFile: join(tempDir(), 'node'), compression: false, disableIo: true }).file!;

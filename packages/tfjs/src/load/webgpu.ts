@@ -5,6 +5,7 @@ import { adapterText } from '../webgpu/adapter.js';
 import { releaseDawn, setupWebGPU, webgpuActive } from '../webgpu/dawn.js';
 import { resolveWebGPUOptions, type WebGPUOptions } from '../webgpu/options.js';
 import type { Candidate, CandidateContext } from './candidate.js';
+import { checkOptionKeys } from '@dftracer/core';
 
 /** loadTf's `webgpu` option: how Dawn reaches the GPU, and how to import the backend in a bundle. */
 export interface WebGPULoadOptions extends WebGPUOptions {
@@ -16,8 +17,11 @@ export interface WebGPULoadOptions extends WebGPUOptions {
   importBackend?: () => Promise<unknown>;
 }
 
+const WEBGPU_KEYS = ['dawnOptions', 'featureLevel', 'powerPreference', 'importBackend'];
+
 function checkOptions(value: unknown): void {
   resolveWebGPUOptions(value as WebGPUOptions, {});
+  checkOptionKeys('loadTf: webgpu', value as object, WEBGPU_KEYS);
   const i = (value as WebGPULoadOptions).importBackend;
   if (i !== undefined && typeof i !== 'function') throw new TypeError(`loadTf: webgpu.importBackend must be a function like () => import('@tensorflow/tfjs-backend-webgpu'); got ${typeof i}`);
 }

@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readmeOutlineProblems, readmeProblems } from '@dftracer/testing';
+import * as profiler from './index.js';
+
+// The package's public face: torch.profiler's names, pydftracer's traceHandler and the exports of
+// a recorded cycle. A name added here is a promise to users; keep it deliberate.
+const API = ['profile', 'Profiler', 'schedule', 'ProfilerAction', 'ProfilerActivity', 'DeviceType', 'recordFunction', 'KeyAverages', 'traceHandler', 'tensorboardTraceHandler', 'chromeTrace', 'collapsedStacks', 'PP_CAT'];
+
+describe('@dftracer/profiler', () => {
+  it('exports its API, nothing else', () => {
+    expect(Object.keys(profiler).sort()).toEqual([...API].sort());
+  });
+
+  it('has README and bench/README whose links and paths stay in the repository', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(readmeProblems(fileURLToPath(new URL('../README.md', import.meta.url)), root)).toEqual([]);
+    expect(readmeProblems(fileURLToPath(new URL('../bench/README.md', import.meta.url)), root)).toEqual([]);
+  });
+
+  it('has a README in the outline every package README follows', () => {
+    expect(readmeOutlineProblems(fileURLToPath(new URL('../README.md', import.meta.url)), '@dftracer/profiler')).toEqual([]);
+  });
+});
