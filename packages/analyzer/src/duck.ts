@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DuckDBDoubleVector, DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from './counters/counter-table.js';
+import { TRACE_TYPES } from './layout22.js';
 import { assertAllRead, ReadShortError, stageTraces, type StagedTrace } from './staging.js';
 
 export interface DuckOptions {
@@ -356,7 +357,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     ph: 'VARCHAR',
     // step/epoch as text: DLIO writes them as strings ("epoch":"0"), and a line whose value does not
     // convert would be dropped by ignore_errors
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR)',
+    // dft_cnt and the *_sum/_min fields: aggregated records (DFTracer 2.2's ph 3, our "C" with dft_cnt);
+    // as text, cast below: a value that does not convert must not drop its line
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR, dft_cnt VARCHAR, dur VARCHAR, dur_sum VARCHAR, ret_sum VARCHAR, count_sum VARCHAR, size_min VARCHAR, size_max VARCHAR)',
   };
   const staged = await duck.stage(files);
   const src = readJsonSql(staged, columns);
@@ -370,8 +373,12 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       args.p_idx AS p_idx, coalesce(args.fhash, args.fname) AS fhash,
       (CASE WHEN name IN (${list(READ_CALLS)}) THEN 1 WHEN name IN (${list(WRITE_CALLS)}) THEN 2 ELSE 0 END)::UTINYINT AS op,
       CASE WHEN name IN (${list([...READ_CALLS, ...WRITE_CALLS])})
-        THEN greatest(coalesce(args.ret, args.count, 0), 0) * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, 1) ELSE 1 END)
+        THEN greatest(coalesce(TRY_CAST(args.ret_sum AS BIGINT), args.ret, TRY_CAST(args.count_sum AS BIGINT), args.count, 0), 0)
+          * (CASE WHEN name IN ('fread', 'fwrite') THEN coalesce(args.size, CASE WHEN args.size_min = args.size_max THEN TRY_CAST(args.size_min AS BIGINT) END, 1) ELSE 1 END)
         ELSE 0 END AS bytes,
+      -- an aggregated record: its calls and their summed time (the plain dur when it folded one call)
+      CASE WHEN ph = 'C' THEN TRY_CAST(args.dft_cnt AS BIGINT) END AS cnt,
+      CASE WHEN ph = 'C' AND args.dft_cnt IS NOT NULL THEN coalesce(TRY_CAST(args.dur_sum AS BIGINT), TRY_CAST(args.dur AS BIGINT), 0) END AS cnt_dur,
       args.name AS aname, args.value AS avalue,
       TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
       -- GPU work on a device track: compute, never host time
@@ -417,20 +424,22 @@ export const EVENT_ARG_COLUMNS: Record<string, string> = {
 /**
  * The SQL-facing tables over the traces:
  * - `events`: id, name, cat, pid, tid, ts, dur, te (= ts + dur), level, p_idx, hhash, fhash, file
- *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file);
+ *   (the path from FH metadata), count, offset, ret, size, args (all args, JSON), trace (source file),
+ *   type and layer (DFTracer 2.2's integer `type` and its name, UNKNOWN past the enum; null in ours);
  * - `metadata`: trace, kind (HH, FH, SH, thread_name, process_name, CM, …), pid, tid, name, value;
  * - `files`: fhash, path.
  * Scanned once into a temporary table (the staged files are checked as they load).
  */
 export async function loadEvents(duck: Duck, files: string[]): Promise<LoadReport> {
-  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
+  // type: DFTracer 2.2's layer (absent in ours); as text, so that a value of another kind drops no line
+  const columns = { id: 'BIGINT', name: 'VARCHAR', cat: 'VARCHAR', type: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'JSON' };
   const staged = await duck.stage(files);
   // always a table: the staged files are checked once, as they are loaded
-  await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS SELECT trace, id, name, cat, pid, tid, ts, dur, ph, args FROM (${readJsonSql(staged, columns)})`);
+  await duck.run(`CREATE OR REPLACE TEMP TABLE raw_rows AS SELECT trace, id, name, cat, TRY_CAST(type AS INTEGER) AS type, pid, tid, ts, dur, ph, args FROM (${readJsonSql(staged, columns)})`);
   const report = await checkLoaded(duck, 'raw_rows', staged, 'DuckDB\'s read of the trace');
   const paths = files.map((f, i) => `(${i}, ${sqlString(f)})`).join(', ');
   await duck.run(`CREATE OR REPLACE TEMP TABLE trace_paths AS SELECT i::UINTEGER AS i, path FROM (VALUES ${paths}) t(i, path)`);
-  await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW raw AS SELECT p.path AS trace, id, name, cat, type, pid, tid, ts, dur, ph, args FROM raw_rows r JOIN trace_paths p ON p.i = r.trace`);
   await duck.run(`CREATE OR REPLACE TEMP VIEW metadata AS
     SELECT trace, name AS kind, pid, tid, args ->> 'name' AS name, args ->> 'value' AS value FROM raw WHERE ph = 'M'`);
   await duck.run(`CREATE OR REPLACE TEMP TABLE files AS
@@ -441,9 +450,39 @@ export async function loadEvents(duck: Duck, files: string[]): Promise<LoadRepor
   await duck.run(`CREATE OR REPLACE TEMP VIEW events AS
     SELECT s.id, s.name, s.cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS te,
       s.a.level AS level, s.a.p_idx AS p_idx, s.a.hhash AS hhash, s.a.fhash AS fhash, coalesce(f.path, s.a.fname) AS file,
-      s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace
+      s.a.count AS count, s.a.offset AS "offset", s.a.ret AS ret, s.a.size AS size, s.args, s.trace,
+      s.type, CASE WHEN s.type IS NULL THEN NULL ${TRACE_TYPES.map((t, i) => `WHEN s.type = ${i} THEN '${t}'`).join(' ')} ELSE 'UNKNOWN' END AS layer
     FROM (SELECT *, json_transform(args, ${sqlString(struct)}) AS a FROM raw WHERE ph = 'X') s
     LEFT JOIN files f ON s.a.fhash = f.fhash`);
+  await entityViews(duck);
   await countersFromRaw(duck, true);
   return report;
+}
+
+/** The `relations` keys of an event's args (DFTracer 2.2): how the event touched the entities named. */
+export const EVENT_RELATION_KINDS = ['used', 'generated', 'invalidated', 'updated'] as const;
+
+/**
+ * DFTracer 2.2's provenance as tables: `entities` (EH: id, type, store, uri), `entity_types` (ET),
+ * `entity_relations` (ER: subject, relation, object), `event_relations` (an event's
+ * `args.relations`: a row per entity it used, generated, invalidated or updated), and
+ * `aggregated` (folded calls: `calls` = dft_cnt, `dur_sum`, all args as JSON).
+ */
+async function entityViews(duck: Duck): Promise<void> {
+  const meta = (kind: string) => `FROM raw WHERE ph = 'M' AND name = '${kind}'`;
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entities AS
+    SELECT trace, args ->> 'id' AS id, args ->> 'type' AS type, TRY_CAST(args ->> 'store' AS BIGINT) AS store, args ->> 'uri' AS uri, pid ${meta('EH')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entity_types AS
+    SELECT trace, args ->> 'type' AS type, TRY_CAST(args ->> 'role' AS BIGINT) AS role, args ->> 'description' AS description ${meta('ET')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW entity_relations AS
+    SELECT trace, args ->> 'subject' AS subject, TRY_CAST(args ->> 'relation' AS BIGINT) AS relation, args ->> 'object' AS object, pid ${meta('ER')}`);
+  const per = EVENT_RELATION_KINDS.map(
+    (k) => `SELECT trace, id AS event_id, name, cat, pid, tid, ts, '${k}' AS relation, unnest(json_extract_string(args, '$.relations.${k}[*]')) AS entity
+      FROM raw WHERE ph = 'X' AND json_exists(args, '$.relations.${k}')`,
+  );
+  await duck.run(`CREATE OR REPLACE TEMP VIEW event_relations AS ${per.join(' UNION ALL ')}`);
+  await duck.run(`CREATE OR REPLACE TEMP VIEW aggregated AS
+    SELECT trace, name, cat, pid, tid, ts, TRY_CAST(args ->> 'dft_cnt' AS BIGINT) AS calls,
+      coalesce(TRY_CAST(args ->> 'dur_sum' AS BIGINT), TRY_CAST(args ->> 'dur' AS BIGINT)) AS dur_sum, args
+    FROM raw WHERE ph = 'C' AND json_exists(args, '$.dft_cnt')`);
 }

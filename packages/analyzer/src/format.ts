@@ -7,6 +7,8 @@ export function fmtCount(n: number): string {
 
 /** Microseconds as µs / ms / s / min / h, three significant digits. */
 export function fmtDuration(us: number): string {
+  // not known (a percentile of calls that all came folded in aggregated records)
+  if (Number.isNaN(us)) return '–';
   const a = Math.abs(us);
   if (a < 1000) return `${round3(us)} µs`;
   if (a < 1e6) return `${round3(us / 1e3)} ms`;

@@ -9,6 +9,7 @@
  * scan that runs to the end of a line stops there.
  */
 import { C, isHash16, lit, scanObjectBody, scanStringBody, scanValue } from './scan.js';
+import { checkEnd22, fromLayout22, isLayout22 } from './layout22.js';
 
 export type ProblemKind =
   | 'not-trace'
@@ -346,6 +347,11 @@ export class LineScanner {
       obj = JSON.parse(this.text(start, end));
     } catch {
       /* not JSON */
+    }
+    if (obj && typeof obj === 'object' && !Array.isArray(obj) && isLayout22(obj as Record<string, unknown>)) {
+      // DFTracer 2.2 writes no `[` line: its first record is checked as any other
+      this.slowLine(start, end, 1);
+      return;
     }
     if (obj && typeof obj === 'object' && !Array.isArray(obj) && ('ph' in obj || 'name' in obj)) {
       // Trace events without the `[` line (pure NDJSON): report, then check the rest.
@@ -793,7 +799,21 @@ export class LineScanner {
       this.problem('layout', lineNo, 'each line must be one JSON object');
       return;
     }
-    const o = obj as Record<string, unknown>;
+    let o = obj as Record<string, unknown>;
+    if (isLayout22(o)) {
+      // DFTracer 2.2: checked in its own field order, then as the record of ours it stands for
+      const r = fromLayout22(o);
+      if ('error' in r) {
+        this.problem(r.error.startsWith('missing') || r.error.startsWith('fields') ? 'layout' : 'value', lineNo, r.error);
+        return;
+      }
+      o = r.record;
+      const bad = checkEnd22(o);
+      if (bad) {
+        this.problem('num-events', lineNo, bad);
+        return;
+      }
+    }
     const keys = Object.keys(o);
     if (numbersFromStrings(o)) this.quirk('string-numbers', lineNo);
     const ph = o.ph;

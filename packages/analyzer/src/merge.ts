@@ -16,6 +16,7 @@ import { open } from 'node:fs/promises';
 import { gunzipSync, gzip as gzipCb } from 'node:zlib';
 import { promisify } from 'node:util';
 import { UserError } from './errors.js';
+import { withLayout22Converted } from './convert22.js';
 import { isGzipFile, TraceReader } from './lines.js';
 import { checkOutputTarget, writeOutput, type OutputFile } from './output-file.js';
 
@@ -547,10 +548,23 @@ async function mergeFile(file: string, first: boolean, st: MergeState, w: Member
 
 /**
  * Merge `inputs` into `output` (gzip when it ends with `.gz`), written safely: to a temporary file
- * beside it, renamed when complete (see `OutputFile`).
+ * beside it, renamed when complete (see `OutputFile`). Files in DFTracer 2.2's layout are first
+ * rewritten in ours (`convert22.ts`), so that the output is one trace in our layout.
  */
 export async function mergeTraces(inputs: string[], output: string, opts: MergeOptions = {}): Promise<MergeResult> {
   if (inputs.length === 0) throw new UserError('merge: no input files', 2);
+  checkOutputTarget('merge', output, inputs, true);
+  return withLayout22Converted(inputs, async (files) => {
+    const res = await mergeOurLayout(files, output, opts);
+    // the inputs by their names, not their rewritten copies'
+    const named = new Map(files.map((f, i) => [f, inputs[i]!]));
+    for (const [f, o] of named) if (f !== o) res.warnings = res.warnings.map((w) => w.split(f).join(o));
+    res.remappedPids = res.remappedPids.map(([f, a, b]) => [named.get(f) ?? f, a, b]);
+    return res;
+  });
+}
+
+async function mergeOurLayout(inputs: string[], output: string, opts: MergeOptions): Promise<MergeResult> {
   checkOutputTarget('merge', output, inputs, true);
   const gzOut = output.endsWith('.gz');
   const res: MergeResult = { output, files: inputs.length, lines: 0, events: 0, metadata: 0, otherLines: 0, remappedPids: [], warnings: [], copied: 0 };

@@ -36,6 +36,31 @@ describe('stageTraces', () => {
     expect(b!.index).toBe(1);
   });
 
+  it('makes DFTracer 2.2 integer phases letters, wherever chunks and gzip members cut the lines', async () => {
+    // complete, counter, aggregated, metadata (2.2 field orders), a line of ours, a "ph" inside args,
+    // an unknown phase 7 (left as it is), repeated past the 256 KiB staging chunk
+    const one = (i: number) => [
+      `{"id":${i},"name":"read","cat":"POSIX","type":3,"pid":1,"tid":1,"ts":${i},"dur":2,"ph":1,"args":{"hhash":"0123456789abcdef","ph":2}}`,
+      `{"name":"memory","cat":"sys","type":7,"ts":${i},"ph":2,"pid":1,"tid":1,"args":{"rss":5}}`,
+      `{"name":"read","cat":"POSIX","type":3,"ts":${i},"ph":3,"pid":1,"tid":1}`,
+      `{"name":"FH","cat":"dftracer","type":1,"pid":1,"tid":1,"ph":4,"args":{"name":"/a","value":"x"}}`,
+      rec(i),
+      `{"name":"odd","cat":"c","type":1,"pid":1,"tid":1,"ph":7}`,
+    ];
+    const want = (i: number) => one(i).map((l) => l.replace(/"ph":([1-4])([,}])/, (_, d: string, c: string) => `"ph":"${'XCCM'[Number(d) - 1]}"${c}`));
+    const n = 3000;
+    const lines = Array.from({ length: n }, (_, i) => one(i)).flat();
+    const bytes = Buffer.from(lines.join('\n') + '\n');
+    const gz = join(dir, 'v22.pfw.gz');
+    writeFileSync(gz, Buffer.concat([gzipSync(bytes.subarray(0, 77)), gzipSync(bytes.subarray(77, 300_001)), gzipSync(bytes.subarray(300_001))]));
+    const [t] = await stageTraces([gz], dir, 50);
+    expect(t!.records).toBe(lines.length);
+    const staged = readFileSync(t!.path, 'utf8').split('\n');
+    expect(staged.length - 1).toBe(lines.length);
+    for (let i = 0; i < n; i += 997) expect(staged.slice(i * 6, i * 6 + 6)).toEqual(want(i));
+    expect(staged.filter((l) => /"ph":[1-4][,}]/.test(l.slice(0, l.indexOf('"args"') < 0 ? undefined : l.indexOf('"args"'))))).toEqual([]);
+  });
+
   it('says where a truncated gzip stops', async () => {
     const gz = join(dir, 'trunc.pfw.gz');
     const first = gzipSync(`[\n${rec(1)}\n`);

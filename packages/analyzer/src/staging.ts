@@ -13,8 +13,11 @@
  * What is normalised: the `[` and `]` lines of our layout (anywhere: appended runs), a `]` that
  * shares a line with the next run's first record, blank lines, leading spaces. Every other line is
  * handed over as it is and counted as a record; one DuckDB cannot read comes back as an all-null
- * row, counted by `unreadableRows`. (This is where DFTracer 2.2's integer `ph` would become a
- * letter.)
+ * row, counted by `unreadableRows`.
+ *
+ * DFTracer 2.2's layout (no brackets, integer `ph`, a `type` field, its own field order) is read
+ * here too: `"ph":1`..`4` becomes `"X"`, `"C"`, `"C"` (aggregated: told from counter samples by
+ * `args.dft_cnt`, as in our layout) and `"M"`, so that every later stage sees one layout.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -45,6 +48,42 @@ const CR = 13;
 const OPEN = 91; // [
 const CLOSE = 93; // ]
 const BRACE = 123; // {
+const PH_KEY = Buffer.from('"ph":');
+/** DFTracer 2.2's integer phases ('1'..'4') as our letters; aggregated records (3) are `C` with `args.dft_cnt`. */
+const PH_LETTER: Record<number, Buffer> = { 49: Buffer.from('"X"'), 50: Buffer.from('"C"'), 51: Buffer.from('"C"'), 52: Buffer.from('"M"') };
+
+/**
+ * Finds the integer `ph` digit of the record on [s, e) (2.2 layout), or -1 (a letter, or none).
+ * The last search's hit is remembered, so that lines without `"ph":` do not each search the rest
+ * of the chunk (linear in the chunk, not quadratic).
+ */
+class PhFinder {
+  private buf: Buffer | null = null;
+  private at = -1;
+
+  /** Forget the last hit: a new chunk (a buffer may be reused for the next one). */
+  reset(): void {
+    this.buf = null;
+  }
+
+  find(b: Buffer, s: number, e: number): number {
+    if (b !== this.buf || this.at < s) {
+      const k = b.indexOf(PH_KEY, s);
+      this.buf = b;
+      this.at = k < 0 ? b.length : k;
+    }
+    return integerPhAt(b, this.at, e);
+  }
+}
+
+/** The digit's position when the `"ph":` at k is on the line ending at e and an integer 1..4 follows; else -1. */
+function integerPhAt(b: Buffer, k: number, e: number): number {
+  if (k >= e) return -1;
+  const d = k + PH_KEY.length;
+  if (d >= e || PH_LETTER[b[d]!] === undefined) return -1;
+  const after = b[d + 1];
+  return after === 44 || after === 125 ? d : -1; // "," or "}": one digit
+}
 
 /** Output buffer size: writes of about this many bytes. */
 const OUT = 1 << 20;
@@ -123,11 +162,19 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
   let records = 0;
   let lines = 0;
   let carry: Buffer | null = null;
+  const ph = new PhFinder();
   // one line [s, e): copied as is when it starts with "{", else normalised
   const line = (b: Buffer, s: number, e: number, run: { from: number }) => {
     lines++;
     if (b[s] === BRACE) {
       records++;
+      const d = ph.find(b, s, e);
+      if (d >= 0) {
+        // the 2.2 layout: everything up to the digit as is, then the letter
+        sink.put(b, run.from, d);
+        sink.put(PH_LETTER[b[d]!]!, 0, 3);
+        run.from = d + 1;
+      }
       return;
     }
     // a line to change: write the unchanged run before it, then this line's record (if any)
@@ -136,11 +183,17 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
     const r = recordStart(b, s, e);
     if (r < 0) return;
     records++;
-    sink.put(b, r, e);
+    const d = ph.find(b, r, e);
+    if (d >= 0) {
+      sink.put(b, r, d);
+      sink.put(PH_LETTER[b[d]!]!, 0, 3);
+      sink.put(b, d + 1, e);
+    } else sink.put(b, r, e);
     sink.newline();
   };
   // the whole lines of b[from, to) (to just after a newline): runs of lines that need no change are copied as one slice
   const region = (b: Buffer, from: number, to: number) => {
+    ph.reset();
     const run = { from };
     let s = from;
     for (let e = b.indexOf(NL, s); e >= 0 && e < to; e = b.indexOf(NL, s)) {
@@ -174,6 +227,7 @@ async function stageOne(file: string, index: number, out: string): Promise<Stage
     // a last line without a newline (the 2024 layout's closing "]" has none); not when the gzip
     // stream broke off: then it is the cut, and the warning says only the complete part was read
     if (carry && carry.length > 0 && !reader.outcome.gzipError) {
+      ph.reset();
       const run = { from: 0 };
       line(carry, 0, carry.length, run);
       if (run.from < carry.length) {

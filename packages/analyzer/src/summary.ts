@@ -45,6 +45,12 @@ export interface NameStats {
   p99_us: number;
   min_us: number;
   max_us: number;
+  /**
+   * Calls of `count` that came folded in aggregated records (DFTracer 2.2's ph 3, our `C` with
+   * `dft_cnt`): counted with their summed time in count/total_us/mean_us, but not in the
+   * percentiles, min/max or busy/self time (NaN, null in JSON, when every call came folded).
+   */
+  folded?: number;
 }
 
 export interface CatStats {
@@ -198,7 +204,7 @@ export async function summarize(files: string[], opts: SummaryOptions = {}): Pro
 /** The summary from the already loaded `ev`/`fh` tables. */
 export async function summarizeLoaded(duck: Duck, files: string[], opts: SummaryOptions = {}): Promise<Summary> {
   // events without p_idx (older layouts) nest by time on their thread
-  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL AND ph <> 'M') AS n, count(*) FILTER (WHERE ph = 'C') AS counters,
+  const [np] = await duck.all(`SELECT count(*) FILTER (WHERE p_idx IS NULL AND ph <> 'M') AS n, count(*) FILTER (WHERE ph = 'C' AND cnt IS NULL) AS counters,
     count(*) FILTER (WHERE ph = 'X') AS events, count(*) FILTER (WHERE ph = 'M') AS metadata FROM ev WHERE ph IN ('X', 'C', 'M')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
@@ -209,12 +215,54 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
   stage?.('grouping');
   const summary = await groupedSummary(duck, files, opts, timeline, sources, num(np?.metadata));
+  await addFolded(duck, files, summary);
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   const counted = num(np?.counters) > 0;
   if (counted) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
   // the counter scan kept the `end` events; without counters they are read on their own
   summary.runs = await readRunInfo(duck, files, counted ? 'counter_src' : undefined);
   return summary;
+}
+
+/**
+ * Add the calls of aggregated records (`dft_cnt` calls taking `dur_sum`, their bytes) to the
+ * counts, times and bytes of the summary: the sweep saw only complete events.
+ */
+async function addFolded(duck: Duck, files: string[], summary: Summary): Promise<void> {
+  const rows = await duck.all(`SELECT trace, pid, cat, name, sum(cnt) AS calls, sum(cnt_dur) AS total_us,
+      coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS br, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bw
+    FROM ev WHERE ph = 'C' AND cnt IS NOT NULL GROUP BY ALL ORDER BY ALL`);
+  if (rows.length === 0) return;
+  const cats = new Map(summary.by_cat.map((c) => [c.cat, c]));
+  for (const r of rows) {
+    const calls = num(r.calls);
+    const us = num(r.total_us);
+    const cat = String(r.cat);
+    summary.events += calls;
+    summary.bytes_read += num(r.br);
+    summary.bytes_written += num(r.bw);
+    const p = summary.per_process.find((x) => x.trace === (files[num(r.trace)] ?? '') && x.pid === num(r.pid));
+    if (p) {
+      p.events += calls;
+      p.bytes_read += num(r.br);
+      p.bytes_written += num(r.bw);
+    }
+    let n = summary.by_name.find((x) => x.cat === cat && x.name === String(r.name));
+    if (!n) {
+      n = { cat, name: String(r.name), count: 0, total_us: 0, busy_us: 0, self_us: 0, mean_us: 0, p50_us: NaN, p99_us: NaN, min_us: NaN, max_us: NaN };
+      summary.by_name.push(n);
+    }
+    n.count += calls;
+    n.total_us += us;
+    n.mean_us = n.count > 0 ? n.total_us / n.count : 0;
+    n.folded = (n.folded ?? 0) + calls;
+    const c = cats.get(cat) ?? { cat, count: 0, total_us: 0, busy_us: 0, self_us: 0 };
+    c.count += calls;
+    c.total_us += us;
+    cats.set(cat, c);
+  }
+  summary.by_name.sort((a, b) => b.total_us - a.total_us || b.count - a.count || (a.cat < b.cat ? -1 : a.cat > b.cat ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  summary.by_cat = [...cats.values()].sort((a, b) => b.total_us - a.total_us);
 }
 
 /** The grouped figures, and the interval figures of the pass. */

@@ -27,6 +27,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { EntityCheck, type EntityHits } from './entity-check.js';
 import { IdSet } from './id-set.js';
 import { TraceReader } from './lines.js';
 import { F, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
@@ -751,7 +752,17 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
   const inflight: Array<Promise<ChunkResult>> = [];
   let first = true;
   let carry: Uint8Array | null = null;
+  // DFTracer 2.2 provenance: entity ids named by relations, per chunk, in the chunks' order
+  const entities = new EntityCheck();
+  const entityHits: EntityHits[] = [];
+  let lineBase = 0;
+  const consume = (r: ChunkResult) => {
+    entities.take(entityHits.shift()!, lineBase);
+    lineBase += r.lines;
+    checker.consume(r);
+  };
   const submit = (buf: Uint8Array) => {
+    entityHits.push(entities.scan(buf));
     inflight.push(pool.scan(buf, first));
     first = false;
   };
@@ -765,7 +776,7 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
     submit(concat(pool, carry, chunk, 0, last + 1));
     carry = last + 1 < chunk.length ? concat(null, null, chunk, last + 1, chunk.length) : null;
     while (inflight.length >= pool.depth) {
-      checker.consume(await inflight.shift()!);
+      consume(await inflight.shift()!);
       if (checker.notTrace) break;
     }
     if (checker.notTrace) break;
@@ -781,7 +792,11 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
   }
   while (inflight.length > 0) {
     const r = await inflight.shift()!;
-    if (!checker.notTrace) checker.consume(r);
+    if (!checker.notTrace) consume(r);
+  }
+  const dangling = entities.undefinedRefs();
+  if (dangling.length > 0 && !checker.notTrace) {
+    checker.note('entity-ref', dangling[0]![1], `relations name entities no EH record defines (e.g. ${dangling[0]![0]})`, dangling.length);
   }
   const out = reader.outcome;
   return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, closeNoNewline, strict: opts.strict === true, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });

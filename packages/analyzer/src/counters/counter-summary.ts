@@ -56,7 +56,7 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
     WHERE (ph = 'C' AND name IS NOT NULL) OR (ph = 'X' AND json_exists(args, '$.step')) OR ${END_ROWS_SQL}`);
   await assertCountersRead(duck, files, `SELECT trace, count(*) FROM counter_src WHERE ph = 'C' GROUP BY trace`);
   // every "ph":"C" record is counted against the load; aggregated ones (args.dft_cnt) are calls, not counters
-  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C' AND NOT json_exists(args, '$.dft_cnt')`, true);
+  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM counter_src WHERE ph = 'C' AND NOT coalesce(json_exists(args, '$.dft_cnt'), false)`, true);
   await duck.run(`CREATE OR REPLACE TEMP TABLE counter_steps AS
     SELECT pid, min(ts) AS ts, epoch, step FROM (
       SELECT pid, ts, TRY_CAST(args ->> 'epoch' AS BIGINT) AS epoch, TRY_CAST(args ->> 'step' AS BIGINT) AS step FROM counter_src WHERE ph = 'X'

@@ -12,7 +12,7 @@ export const COUNTERS_COLUMNS = 'trace, pid, tid, ts, cat, name, series, value';
 
 /** `counters` from the `raw` records `loadEvents` made (query, export). */
 export async function countersFromRaw(duck: Duck, materialize: boolean): Promise<void> {
-  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM raw WHERE ph = 'C'`, materialize);
+  await createCounters(duck, `SELECT trace, pid, tid, ts, cat, name, args FROM raw WHERE ph = 'C' AND NOT coalesce(json_exists(args, '$.dft_cnt'), false)`, materialize);
 }
 
 /** `counters` (a table, or a view when not `materialize`) from counter records: trace, pid, tid, ts, cat, name, args. */
