@@ -53,7 +53,7 @@ async function program(clock: ProgramClock): Promise<void> {
       clock.step(step, clock.after('forward', f0));
       w0 = clock.before('wait');
     }
-    clock.after('wait', w0);
+    // the loader's last, empty turn is no event of the tracer's (nor a batch's wait)
     clock.endEpoch();
   }
   clock.afterEpoch();

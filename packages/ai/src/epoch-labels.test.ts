@@ -45,7 +45,7 @@ function program(c: Case, clock: ProgramClock, stalled: { epoch: number; step: n
       clock.step(s, clock.after('forward', f0));
       w0 = clock.before('wait');
     }
-    clock.after('wait', w0);
+    // the loader's last, empty turn is no event of the tracer's (nor a batch's wait)
     clock.endEpoch();
   };
   if (c.form === 'iter') {
