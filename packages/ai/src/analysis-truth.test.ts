@@ -22,6 +22,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { summarize, type Summary } from '@dftracer/analyzer';
 import { readTrace, tempDir } from '@dftracer/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  ALL,
+  checkCalls,
+  checkWindows,
+  clip,
+  close,
+  len,
+  outer,
+  overlap,
+  slack as bracketSlack,
+  span,
+  TOLERANCE_US,
+  type Call,
+  type Win,
+  within,
+} from './program-clock.test-util.js';
 
 const require = createRequire(import.meta.url);
 const aiEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
@@ -258,19 +274,6 @@ rec.run.e = [o0, now()];
 console.log(JSON.stringify(rec));
 `;
 
-type Interval = [number, number];
-/** A traced call: the clock just before and after it (o), and first and last inside it (i; null where no program code runs inside). */
-interface Call {
-  /** What was called: forward, backward, step (compute), io, wait (a batch). */
-  n: string;
-  o: Interval;
-  i: Interval | null;
-}
-/** A window's start and end, each the bracket on the program's clock that the tracer's stamp lies in. */
-interface Win {
-  s: Interval;
-  e: Interval;
-}
 interface Recorded {
   epochs: Array<{ epoch: number } & Win>;
   steps: Array<{ epoch: number; step: number; bytes: number } & Win>;
@@ -287,32 +290,6 @@ interface Recorded {
   preads: number;
   bytes: number;
 }
-/** The whole run. */
-const ALL: Win = { s: [-Infinity, -Infinity], e: [Infinity, Infinity] };
-/** A window on the program's clock: from the latest its start can be to the latest its end can be. */
-const span = (w: Win): Interval => [w.s[1], w.e[1]];
-const outer = (cs: Call[]) => cs.map((c) => c.o);
-
-/** Sorted, merged intervals of `xs` clipped to `w`. */
-function clip(xs: Interval[], w: Interval): Interval[] {
-  const c = xs.map(([s, e]): Interval => [Math.max(s, w[0]), Math.min(e, w[1])]).filter(([s, e]) => e > s);
-  c.sort((a, b) => a[0] - b[0]);
-  const out: Interval[] = [];
-  for (const x of c) {
-    const last = out[out.length - 1];
-    if (last && x[0] <= last[1]) last[1] = Math.max(last[1], x[1]);
-    else out.push([...x]);
-  }
-  return out;
-}
-const len = (xs: Interval[]) => xs.reduce((a, [s, e]) => a + e - s, 0);
-/** |a ∩ b| of two merged interval lists. */
-function overlap(a: Interval[], b: Interval[]): number {
-  let t = 0;
-  for (const [s, e] of a) for (const [u, v] of b) t += Math.max(0, Math.min(e, v) - Math.max(s, u));
-  return t;
-}
-
 interface Truth {
   wall: number;
   compute: number;
@@ -332,24 +309,9 @@ function truth(r: Recorded, win: Win): Truth {
   return { wall: w[1] - w[0], compute: len(comp), wait: len(waits) - overlap(waits, comp), io: len(io), overlap: overlap(io, comp), ioOnly: len(io) - overlap(io, busy) };
 }
 
-/**
- * Within a millisecond of the clock, plus what the clock cannot see. Each traced call's stamps lie
- * between the program's readings outside the call and inside it, and each window's ends in their
- * brackets; every figure here moves by at most the length it is moved, so the analyzer's figure,
- * computed from the stamps, differs from the clock's by at most the parts of those brackets inside
- * the window. They are the wrapper's few µs on an idle machine, and exactly the time the program
- * was held (preempted, collecting garbage) between a reading and a stamp on a loaded one.
- */
-const TOLERANCE_US = 1000;
 let recorded: Recorded;
-function slack(win: Win, r: Recorded = recorded): number {
-  const w: Interval = [win.s[0], win.e[1]];
-  const ends = (win === ALL ? 0 : win.s[1] - win.s[0] + win.e[1] - win.e[0]);
-  const gaps = [...r.reads, ...r.computes, ...r.waits].flatMap((c): Interval[] => (c.i ? [[c.o[0], c.i[0]], [c.i[1], c.o[1]]] : [c.o]));
-  return ends + gaps.reduce((t, g) => t + len(clip([g], w)), 0);
-}
-const close = (got: number, want: number, what: string, slackUs: number) =>
-  expect(Math.abs(got - want), `${what}: analyzer ${got.toFixed(0)} µs, clock ${want.toFixed(0)} µs, held between a reading and a stamp ${slackUs.toFixed(0)} µs`).toBeLessThanOrEqual(TOLERANCE_US + slackUs);
+/** The brackets' parts in a window: the program's calls (see program-clock.test-util). */
+const slack = (win: Win, r: Recorded = recorded) => bracketSlack(win, [...r.reads, ...r.computes, ...r.waits]);
 
 /**
  * The verdict words the clock's shares allow, with each share (µs): the largest, and any within the
@@ -411,31 +373,17 @@ function runProgram(scenario: string): { trace: string; rec: Recorded } {
  * within the floor and the double's precision.
  */
 function checkBrackets(trace: string, rec: Recorded): void {
-  const EPS = 2;
-  const ev = readTrace(trace).complete.map((e) => ({ name: e.name, cat: e.cat, s: e.ts - rec.origin * 1000, e: e.ts + e.dur - rec.origin * 1000 }));
-  const names: Record<string, (e: (typeof ev)[number]) => boolean> = {
+  const complete = readTrace(trace).complete;
+  checkCalls(complete, rec.origin, [...rec.computes, ...rec.reads, ...rec.waits], {
     forward: (e) => e.cat === 'compute' && e.name === 'forward',
     backward: (e) => e.cat === 'compute' && e.name === 'backward',
     step: (e) => e.cat === 'compute' && e.name === 'step',
     io: (e) => e.cat === 'POSIX',
     wait: (e) => e.cat === 'dataloader' && e.name === 'fetch.iter',
-  };
-  for (const c of [...rec.computes, ...rec.reads, ...rec.waits]) {
-    const what = `${c.n} at ${c.o[0].toFixed(0)} µs`;
-    const found = ev.filter((e) => names[c.n]!(e) && e.s >= c.o[0] - EPS && e.e <= c.o[1] + EPS);
-    expect(found, `${what}: one event between the readings outside it`).toHaveLength(1);
-    if (c.i) {
-      expect(found[0]!.s, `${what}: starts before the first reading inside`).toBeLessThanOrEqual(c.i[0] + EPS);
-      expect(found[0]!.e, `${what}: ends after the last reading inside`).toBeGreaterThanOrEqual(c.i[1] - EPS);
-    }
-  }
-  const within = (t: number, b: Interval, what: string) => expect(t >= b[0] - EPS && t <= b[1] + EPS, `${what}: ${t.toFixed(0)} µs in [${b[0].toFixed(0)}, ${b[1].toFixed(0)}]`).toBe(true);
-  const epochs = ev.filter((e) => e.cat === 'pipeline' && e.name === 'epoch');
-  expect(epochs).toHaveLength(rec.epochs.length);
-  rec.epochs.forEach((w, k) => {
-    within(epochs[k]!.s, w.s, `epoch ${w.epoch} start`);
-    within(epochs[k]!.e, w.e, `epoch ${w.epoch} end`);
   });
+  const epochs = complete.filter((e) => e.cat === 'pipeline' && e.name === 'epoch');
+  checkWindows(epochs, rec.origin, rec.epochs.map((w) => ({ ...w, what: `epoch ${w.epoch}` })));
+  const ev = complete.map((e) => ({ name: e.name, cat: e.cat, s: e.ts - rec.origin * 1000 }));
   within(ev.find((e) => e.cat === 'dftracer' && e.name === 'start')!.s, rec.run.s, 'the tracer\'s start');
   within(ev.find((e) => e.cat === 'dftracer' && e.name === 'end')!.s, rec.run.e, 'the tracer\'s end');
 }
