@@ -11,4 +11,4 @@ export { after, ancestry, childrenOf, countBy, descendantsOf, multiset, overlaps
 export { fakeTimestamps, type FakeTimestamps } from './fake-timestamps.js';
 export { MESA_WEBGPU, onMesaWebGPU } from './mesa-webgpu.js';
 export { caught, errorDifferences, remember, type Seen } from './thrown.js';
-export { readmeOutlineProblems, readmeProblems } from './readme.js';
+export { packageReadmeProblems, readmeOutlineProblems, readmeProblems } from './readme.js';

@@ -45,3 +45,13 @@ export function readmeOutlineProblems(file: string, name: string): string[] {
   else if (!readFileSync(bench, 'utf8').includes(`--filter ${name} bench`)) problems.push(`bench/README.md does not name the command that prints it (--filter ${name} bench)`);
   return problems;
 }
+
+/**
+ * Every README problem of the package in `packageDir` (published as `name`): links and paths of its
+ * README and bench/README that leave the repository, and where its README departs from the outline.
+ */
+export function packageReadmeProblems(packageDir: string, name: string): string[] {
+  const root = resolve(packageDir, '..', '..');
+  const readme = resolve(packageDir, 'README.md');
+  return [...readmeProblems(readme, root), ...readmeProblems(resolve(packageDir, 'bench', 'README.md'), root), ...readmeOutlineProblems(readme, name)];
+}
