@@ -166,7 +166,8 @@ function samePointRate(parts: readonly Part[]): number {
 
 /**
  * A rise at the end of the last part: the longest run of its last samples all at least `minTotal`
- * above its first segment's floor and above the same points of the part before, or null.
+ * above its first segment's floor and above the same points of the part before, by more than the
+ * part before held in flight, or null.
  */
 function risingAtEnd(parts: readonly Part[], minTotal: number, steps: readonly StepMark[], kind: PartKind): Rise | null {
   const last = parts[parts.length - 1]!;
@@ -181,24 +182,29 @@ function risingAtEnd(parts: readonly Part[], minTotal: number, steps: readonly S
   const at = (pts[i]!.x - last.from) / (last.to - last.from);
   const sameBefore = prev === null ? [] : prev.points.filter((p) => (p.x - prev.from) / (prev.to - prev.from) >= at).map((p) => p.v);
   const before = sameBefore.length === 0 ? -Infinity : Math.min(...sameBefore);
-  if (!(level - before >= minTotal)) return null; // the part before rose at the same point too: a pattern, not growth
+  // Not a rise unless beyond what the part before held in flight (a segment's lowest sample above its
+  // floor: a loader's queue, a step's temporaries), and not there at the same point before it.
+  const inFlight = prev === null ? 0 : Math.max(0, ...prev.raw.map((r, s) => (r === undefined || prev.floor[s] === undefined ? 0 : r - prev.floor[s]!)));
+  if (!(level - before >= minTotal && level - Math.max(start, before) > inFlight)) return null;
   const mark = kind === 'time thirds' ? null : steps[pts[i]!.x]!;
   return { total: level - start, parts: kind, epoch: last.epoch, since: mark === null ? null : { epoch: mark.epoch, step: mark.step }, compared: sameBefore.length > 0, prev_epoch: prev?.epoch ?? null, why: 'last part only' };
 }
 
-/** Each sample inside the steps at x = its step's ordinal (all of them at x = seconds, without steps). */
+/**
+ * Each sample inside the steps at x = its step's ordinal (all of them at x = seconds, without steps).
+ * A sample belongs to a step only for about a step's length after its start: the time between epochs
+ * (an evaluation) is dropped alike after every epoch, as it must be after the last, where the end of
+ * the program (disposing everything) would hide what the run kept.
+ */
 function place(samples: ReadonlyArray<{ ts: number; v: number }>, steps: readonly StepMark[]): Point[] {
   if (steps.length === 0) return samples.map((s) => ({ x: (s.ts - samples[0]!.ts) / 1e6, v: s.v }));
-  // After the last step starts, samples belong to it only for about one step's length.
   const gaps = steps.slice(1).map((s, i) => s.ts - steps[i]!.ts).sort((a, b) => a - b);
   const typical = gaps.length > 0 ? gaps[gaps.length >> 1]! : Infinity;
-  const lastEnd = steps[steps.length - 1]!.ts + 1.5 * typical;
   const out: Point[] = [];
   let k = -1;
   for (const s of samples) {
-    if (s.ts < steps[0]!.ts || s.ts > lastEnd) continue;
     while (k + 1 < steps.length && steps[k + 1]!.ts <= s.ts) k++;
-    out.push({ x: k, v: s.v });
+    if (k >= 0 && s.ts <= steps[k]!.ts + 1.5 * typical) out.push({ x: k, v: s.v });
   }
   return out;
 }
