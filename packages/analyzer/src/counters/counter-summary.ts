@@ -181,7 +181,7 @@ export function leakText(tensors: LeakReading, bytes: LeakReading, perEpoch: num
   return `none proven; rising at the end of ${part}: ${amounts}${since}${seen} (a loader reading further ahead, or a leak that began there: more ${r.parts === 'epochs' ? 'epochs' : 'steps'} would tell)`;
 }
 
-/** `over 3 epochs`, `over the last 2 of 4 epochs`, `over 120 steps (no epochs: their thirds compared)`. */
+/** `over 3 epochs`, `over the last 2 of 4 epochs (since epoch 3)`, `over 120 steps (one epoch or none: its thirds compared)`. */
 function overText(g: Growth): string {
   if (g.parts === 'epochs') return g.over === g.of ? `over ${g.over} epochs` : `over the last ${g.over} of ${g.of} epochs (since epoch ${g.from_epoch})`;
   if (g.parts === 'step thirds') return `over ${g.steps} steps (one epoch or none: its thirds compared)`;
