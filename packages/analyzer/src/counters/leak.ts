@@ -122,11 +122,12 @@ export function readLeak(samples: ReadonlyArray<{ ts: number; v: number }>, step
   if (over >= (kind === 'epochs' ? 2 : 3) && total >= minTotal && rate > 0) {
     return reading('leak', { rate, per: kind === 'time thirds' ? 's' : 'step', total, over, of: parts.length, parts: kind, from_epoch: first.epoch, steps: kind === 'time thirds' ? 0 : last.to - first.from });
   }
-  // The last part above the one before, but too few samples late in it to see it rise or stay flat.
+  // The last part above the one before (beyond what that one held in flight), but too few samples
+  // late in it to see it rise or stay flat.
   const prev = parts[parts.length - 2]!;
   if (above(prev, last, minTotal) && within(last, 1) === 'unknown') {
     const higher = median(sameSegments(prev, last).map(([a, b]) => b - a));
-    if (higher >= minTotal) return reading('rising', null, { total: higher, parts: kind, epoch: last.epoch, since: null, compared: true, prev_epoch: prev.epoch, why: 'few samples' });
+    if (higher >= minTotal && higher > inFlight(prev)) return reading('rising', null, { total: higher, parts: kind, epoch: last.epoch, since: null, compared: true, prev_epoch: prev.epoch, why: 'few samples' });
   }
   const rise = risingAtEnd(parts, minTotal, sorted, kind);
   return rise === null ? reading('none') : reading('rising', null, rise);
@@ -157,6 +158,14 @@ function within(p: Part, by: number): 'rises' | 'flat' | 'unknown' {
   return p.raw[s]! - p.floor[s]! < by ? 'flat' : 'unknown';
 }
 
+/**
+ * What a part held in flight above its floor: the most any segment's lowest sample stood above its
+ * confirmed floor (a loader's queue, a step's temporaries where no sample fell between steps).
+ */
+function inFlight(p: Part): number {
+  return Math.max(0, ...p.raw.map((r, s) => (r === undefined || p.floor[s] === undefined ? 0 : r - p.floor[s]!)));
+}
+
 /** Units per step (per second): the median growth at the same point from part to part, over its distance. */
 function samePointRate(parts: readonly Part[]): number {
   const rates: number[] = [];
@@ -182,10 +191,8 @@ function risingAtEnd(parts: readonly Part[], minTotal: number, steps: readonly S
   const at = (pts[i]!.x - last.from) / (last.to - last.from);
   const sameBefore = prev === null ? [] : prev.points.filter((p) => (p.x - prev.from) / (prev.to - prev.from) >= at).map((p) => p.v);
   const before = sameBefore.length === 0 ? -Infinity : Math.min(...sameBefore);
-  // Not a rise unless beyond what the part before held in flight (a segment's lowest sample above its
-  // floor: a loader's queue, a step's temporaries), and not there at the same point before it.
-  const inFlight = prev === null ? 0 : Math.max(0, ...prev.raw.map((r, s) => (r === undefined || prev.floor[s] === undefined ? 0 : r - prev.floor[s]!)));
-  if (!(level - before >= minTotal && level - Math.max(start, before) > inFlight)) return null;
+  // Not a rise unless beyond what the part before held in flight, and not there at the same point before it.
+  if (!(level - before >= minTotal && level - Math.max(start, before) > (prev === null ? 0 : inFlight(prev)))) return null;
   const mark = kind === 'time thirds' ? null : steps[pts[i]!.x]!;
   return { total: level - start, parts: kind, epoch: last.epoch, since: mark === null ? null : { epoch: mark.epoch, step: mark.step }, compared: sameBefore.length > 0, prev_epoch: prev?.epoch ?? null, why: 'last part only' };
 }
