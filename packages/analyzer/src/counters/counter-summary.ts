@@ -4,7 +4,7 @@ import { createCounters } from './counter-table.js';
 // The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
 import { END_ROWS_SQL } from '../run-info.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
-import { steadyGrowth, type Growth, type StepMark } from './leak.js';
+import { readLeak, type Growth, type LeakReading, type Rise, type StepMark } from './leak.js';
 
 /** Peak and mean of one series over the samples of a process. */
 export interface PeakMean {
@@ -33,10 +33,15 @@ export interface TfjsMemory {
   peak_bytes: number;
   /** Steps (distinct epoch/step args of events) the verdict was read over; 0: over time. */
   steps: number;
-  /** Growth of live tensors and of their bytes, or null: none. */
+  /** `leak`: growth held at the same point of successive epochs to the end; `rising`: only in the last one. */
+  leak: LeakReading['kind'];
+  /** Growth of live tensors and of their bytes where it is a leak, else null. */
   tensors_growth: Growth | null;
   bytes_growth: Growth | null;
-  /** `none`, or the rates and where growth began. */
+  /** A rise in the last epoch (or third) not seen before it, where no leak was found; else null. */
+  tensors_rise: Rise | null;
+  bytes_rise: Rise | null;
+  /** What follows `tensor leak: `: `none`, `yes, +1 tensor / step … over 3 epochs`, `none proven; rising …`. */
   verdict: string;
 }
 
@@ -114,9 +119,25 @@ async function tfjsMemory(duck: Duck, pid: number, peakTensors: number, peakByte
   // Where steps carry epochs, events with a step and no epoch (another numbering) would interleave with them.
   if (steps.some((s) => s.epoch !== null)) steps = steps.filter((s) => s.epoch !== null);
   const series = (k: 't' | 'b') => rows.filter((r) => r[k] != null).map((r) => ({ ts: num(r.ts), v: num(r[k]) }));
-  const tensors = steadyGrowth(series('t'), steps, MIN_TENSORS);
-  const bytes = steadyGrowth(series('b'), steps, MIN_BYTES);
-  return { peak_tensors: peakTensors, peak_bytes: peakBytes, steps: steps.length, tensors_growth: tensors, bytes_growth: bytes, verdict: leakText(tensors, bytes, stepsPerEpoch(steps)) };
+  const tensors = readLeak(series('t'), steps, MIN_TENSORS);
+  const bytes = readLeak(series('b'), steps, MIN_BYTES);
+  return {
+    peak_tensors: peakTensors,
+    peak_bytes: peakBytes,
+    steps: steps.length,
+    leak: combined(tensors, bytes),
+    tensors_growth: tensors.growth,
+    bytes_growth: bytes.growth,
+    tensors_rise: tensors.rise,
+    bytes_rise: bytes.rise,
+    verdict: leakText(tensors, bytes, stepsPerEpoch(steps)),
+  };
+}
+
+/** A leak in either series is a leak; else a rise in either; `too few samples` only when both are. */
+function combined(t: LeakReading, b: LeakReading): LeakReading['kind'] {
+  for (const k of ['leak', 'rising', 'none'] as const) if (t.kind === k || b.kind === k) return k;
+  return 'too few samples';
 }
 
 /** Median steps per epoch, or 0 when the steps carry no epoch. */
@@ -128,17 +149,44 @@ function stepsPerEpoch(steps: readonly StepMark[]): number {
 }
 
 const signed = (x: number, digits: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(digits).replace(/\.0+$/, '')}`;
+const tensorsText = (x: number, digits: number): string => `${signed(x, digits)} tensor${signed(x, digits) === '+1' ? '' : 's'}`;
 
-/** `none`, or e.g. `+1 tensors / step (+32 / epoch), +4 KiB / step (128 KiB / epoch), since step 2 of epoch 1`. */
-export function leakText(tensors: Growth | null, bytes: Growth | null, perEpoch: number): string {
-  if (tensors === null && bytes === null) return 'none';
-  const parts: string[] = [];
-  const epoch = (rate: number, show: (x: number) => string) => (perEpoch > 0 && (tensors ?? bytes)!.per === 'step' ? ` (${show(rate * perEpoch)} / epoch)` : '');
-  if (tensors !== null) parts.push(`${signed(tensors.rate, Math.abs(tensors.rate) < 10 ? 1 : 0)} tensors / ${tensors.per}${epoch(tensors.rate, (x) => signed(x, 0))}`);
-  if (bytes !== null) parts.push(`+${fmtBytes(bytes.rate)} / ${bytes.per}${epoch(bytes.rate, (x) => fmtBytes(x))}`);
-  const began = (tensors ?? bytes)!.began;
-  if (began !== null) parts.push(`since step ${began.step}${began.epoch !== null ? ` of epoch ${began.epoch}` : ''}`);
-  return `leak: ${parts.join(', ')}`;
+/**
+ * What follows `tensor leak: ` in the summary: `none`; `yes, +1 tensor / step (+64 / epoch), +4 KiB
+ * / step (256 KiB / epoch), over 3 epochs`; `none proven; rising at the end of epoch 2: +40
+ * tensors since step 33, not seen in epoch 1 …`; or `too few samples to tell …`.
+ */
+export function leakText(tensors: LeakReading, bytes: LeakReading, perEpoch: number): string {
+  const kind = combined(tensors, bytes);
+  if (kind === 'none') return 'none';
+  if (kind === 'too few samples') return `too few samples to tell (${tensors.samples} inside the steps; a lower DFTRACER_COUNTERS_INTERVAL_MS takes more)`;
+  if (kind === 'leak') {
+    const t = tensors.growth;
+    const b = bytes.growth;
+    const g = (t ?? b)!;
+    const epoch = (rate: number, show: (x: number) => string) => (perEpoch > 0 && g.per === 'step' && g.parts === 'epochs' ? ` (${show(rate * perEpoch)} / epoch)` : '');
+    const parts: string[] = [];
+    if (t !== null) parts.push(`${tensorsText(t.rate, Math.abs(t.rate) < 10 ? 1 : 0)} / ${t.per}${epoch(t.rate, (x) => signed(x, 0))}`);
+    if (b !== null) parts.push(`+${fmtBytes(b.rate)} / ${b.per}${epoch(b.rate, (x) => fmtBytes(x))}`);
+    return `yes, ${parts.join(', ')}, ${overText(g)}`;
+  }
+  const t = tensors.rise;
+  const b = bytes.rise;
+  const r = (t ?? b)!;
+  const amounts = [t !== null ? tensorsText(t.total, 0) : null, b !== null ? `+${fmtBytes(b.total)}` : null].filter((x) => x !== null).join(', ');
+  const part = r.parts === 'epochs' ? `epoch ${r.epoch}` : 'the last third of the run';
+  const before = r.parts === 'epochs' ? `epoch ${r.prev_epoch}` : 'the third before';
+  if (r.why === 'few samples') return `none proven; ${part} sits ${amounts} above ${before} at the same points, with too few samples late in it to tell a leak from a one-off`;
+  const since = r.since === null ? '' : ` since step ${r.since.step}`;
+  const seen = r.compared ? `, not seen in ${before}` : '';
+  return `none proven; rising at the end of ${part}: ${amounts}${since}${seen} (a loader reading further ahead, or a leak that began there: more ${r.parts === 'epochs' ? 'epochs' : 'steps'} would tell)`;
+}
+
+/** `over 3 epochs`, `over the last 2 of 4 epochs (since epoch 3)`, `over 120 steps (one epoch or none: its thirds compared)`. */
+function overText(g: Growth): string {
+  if (g.parts === 'epochs') return g.over === g.of ? `over ${g.over} epochs` : `over the last ${g.over} of ${g.of} epochs (since epoch ${g.from_epoch})`;
+  if (g.parts === 'step thirds') return `over ${g.steps} steps (one epoch or none: its thirds compared)`;
+  return 'over the run (no steps: its thirds in time compared)';
 }
 
 /** The summary's lines for the counters (empty when the traces hold none). */
