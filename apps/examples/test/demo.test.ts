@@ -9,7 +9,7 @@ describe('demo', () => {
   it('trains the CNN into one valid trace file', async () => {
     // The leak verdict needs enough samples in each epoch to find the floor between steps: a demo epoch
     // lasts about a second, so counters are sampled every 20 ms (the default 100 ms gives ~15).
-    run = await runExample('demo', { env: { DEMO_EPOCHS: '2', DFTRACER_COUNTERS_INTERVAL_MS: '20' } });
+    run = await runExample('demo', { env: { DEMO_EPOCHS: '2' } });
     expect(run.files).toHaveLength(1);
     await expectValid(run.files);
     expect(run.stdout).toMatch(/tfjs {4}(webgpu|wasm|cpu|tensorflow): /);

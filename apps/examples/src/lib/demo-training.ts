@@ -31,7 +31,13 @@ export async function runDemoTraining(): Promise<{ file: string; started: number
   const root = mkdtempSync(join(tmpdir(), 'dftracer-demo-'));
   const images = join(root, 'images');
   // Tracing is the point of the demo, so it is on in code; the DFTRACER_* variables still apply.
-  const log = initializeLog({ enable: true, dataDir: images, ...(process.env.DFTRACER_LOG_FILE ? {} : { logFile: join(root, 'demo') }) });
+  // Counters every 20 ms: the tensor-leak verdict needs about 30 samples an epoch, and an epoch here lasts about a second.
+  const log = initializeLog({
+    enable: true,
+    dataDir: images,
+    ...(process.env.DFTRACER_LOG_FILE ? {} : { logFile: join(root, 'demo') }),
+    ...(process.env.DFTRACER_COUNTERS_INTERVAL_MS ? {} : { countersIntervalMs: 20 }),
+  });
   if (!log.file) throw new Error('tracing did not start (see the warning above)');
   console.log(`trace   ${log.file}\ndataset ${images}`);
 
