@@ -9,7 +9,7 @@ export function ownRate(counts: readonly number[], warmup = 3): number {
 
 /**
  * Runs the analyzer's summary on the trace the program wrote and checks its tensor-leak verdict
- * against the program's own counts: `+N tensors / step` at the program's rate, or `none`.
+ * against the program's own counts: `yes, +N tensor(s) / step` at the program's rate, or `none`.
  */
 export async function expectLeakVerdict(file: string, counts: readonly number[]): Promise<string> {
   const s = await summarize([file]);
@@ -24,9 +24,10 @@ export async function expectLeakVerdict(file: string, counts: readonly number[])
     expect(tfjs!.verdict).toBe('none');
     expect(line).toMatch(/tensor leak: none$/);
   } else {
+    expect(tfjs!.leak, line).toBe('leak');
     expect(tfjs!.tensors_growth?.per).toBe('step');
     expect(tfjs!.tensors_growth!.rate).toBeCloseTo(rate, 1);
-    expect(line).toContain(`+${rate} tensors / step`);
+    expect(line).toContain(`tensor leak: yes, +${rate} tensor${rate === 1 ? '' : 's'} / step`);
   }
   return line!;
 }
