@@ -3,23 +3,18 @@
  * depends on build). Covers exit codes, one-line errors, --help everywhere, and the worker-thread
  * path of validate.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runCli } from './cli.test-util.js';
 import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
 import { writeSyntheticTrace } from './synthetic.test-util.js';
 import { commands } from './commands.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
 
-function run(...args: string[]): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, NO_PROGRESS: '1' } });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
-}
+const run = (...args: string[]) => runCli(args, dir);
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "pnpm --filter @dftracer/analyzer build" first`);

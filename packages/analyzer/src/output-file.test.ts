@@ -7,22 +7,18 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrace } from '@dftracer/testing';
+import { CLI, runCli } from './cli.test-util.js';
 import { tempDir, writeSmallTrace } from './fixtures.test-util.js';
 import { writeSyntheticTrace } from './synthetic.test-util.js';
 import { OutputFile, outputError } from './output-file.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
 
-function run(...args: string[]): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, NO_PROGRESS: '1' } });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
-}
+const run = (...args: string[]) => runCli(args, dir);
 
 /** Temporary files the helper left in `d` (`.NAME.PID-XXXX.part`). */
 const leftovers = (d: string) => readdirSync(d).filter((f) => f.endsWith('.part'));
