@@ -5,11 +5,12 @@
 // 25 k + 1 M traces to .pfw.gz (the 1 M one rewritten: ids shifted, pid moved, recompressed).
 // Both through the built CLI (pnpm build). Options: --events N (default 1000000), --rounds N (default 3).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CACHE, syntheticWriter } from './synthetic.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -27,12 +28,8 @@ if (process.argv[2] === '--child') {
   const { values } = parseArgs({ options: { events: { type: 'string' }, rounds: { type: 'string' } } });
   const n = Number(values.events ?? 1_000_000);
   const rounds = Number(values.rounds ?? 3);
-  const cache = join(tmpdir(), 'dftracer-analyzer-bench-v1');
-  mkdirSync(cache, { recursive: true });
-  const gen = join(cache, 'generator');
-  const { build } = await import('tsup');
-  await build({ entry: { synthetic: join(here, '..', 'src', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
-  const { writeSyntheticTrace } = await import(pathToFileURL(join(gen, 'synthetic.mjs')).href);
+  const cache = CACHE;
+  const writeSyntheticTrace = await syntheticWriter();
   const trace = (name, opts) => {
     const path = join(cache, name);
     if (!existsSync(path)) {

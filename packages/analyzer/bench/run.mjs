@@ -3,25 +3,20 @@
 // Options: --events N (largest trace, default 10000000), --fresh (regenerate the cached traces),
 // --only validate,summary,duckdb,readline (the measurements to run; default all).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { existsSync, renameSync, statSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CACHE, syntheticWriter } from './synthetic.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({ options: { events: { type: 'string' }, fresh: { type: 'boolean' }, only: { type: 'string' } } });
 const only = new Set((values.only ?? 'validate,summary,duckdb,readline').split(','));
 const big = Number(values.events ?? 10_000_000);
 const sizes = [...new Set([Math.min(1_000_000, big), big])];
-const cache = join(tmpdir(), 'dftracer-analyzer-bench-v1');
-mkdirSync(cache, { recursive: true });
-
-// the generator is test support, not shipped in dist/: bundled from its source for this run
-const gen = join(cache, 'generator');
-const { build } = await import('tsup');
-await build({ entry: { synthetic: join(here, '..', 'src', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
-const { writeSyntheticTrace } = await import(pathToFileURL(join(gen, 'synthetic.mjs')).href);
+const cache = CACHE;
+const writeSyntheticTrace = await syntheticWriter();
 const traces = {};
 for (const n of sizes) {
   const path = join(cache, `synthetic-${n}.pfw.gz`);

@@ -1,0 +1,22 @@
+// The cache of generated traces the analyzer's benches share, and the generator that writes them.
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Where generated traces are kept between runs. */
+export const CACHE = join(tmpdir(), 'dftracer-analyzer-bench-v1');
+
+/**
+ * `writeSyntheticTrace` from src/synthetic.test-util.ts: test support, not shipped in dist/, so
+ * bundled from its source for this run.
+ */
+export async function syntheticWriter() {
+  mkdirSync(CACHE, { recursive: true });
+  const gen = join(CACHE, 'generator');
+  const { build } = await import('tsup');
+  await build({ entry: { synthetic: join(here, '..', 'src', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
+  return (await import(pathToFileURL(join(gen, 'synthetic.mjs')).href)).writeSyntheticTrace;
+}
