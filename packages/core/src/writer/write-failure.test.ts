@@ -79,7 +79,12 @@ describe('write errors stop tracing, never the program', () => {
       // Test hook: find the tracer's descriptor the way a careless program might close it.
       const fd = readdirSync('/proc/self/fd').map(Number).find((n) => { try { return readlinkSync('/proc/self/fd/' + n) === log.file; } catch { return false; } });
       ${closing};
-      const again = openSync(${JSON.stringify(mine)}, 'w');
+      // The freed number is the lowest, so the program's next open gets it, unless another thread
+      // opens a file in that instant: open again (holding the others) until it has the number.
+      const held = [];
+      let again = openSync(${JSON.stringify(mine)}, 'w');
+      while (again !== fd && held.length < 64) { held.push(again); again = openSync(${JSON.stringify(mine)}, 'w'); }
+      for (const h of held) closeSync(h);
       const lines = [];
       for (let i = 0; i < 50000; i++) {
         ev(i); // buffers fill and flush while the number belongs to the program's file
