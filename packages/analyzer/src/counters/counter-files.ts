@@ -1,4 +1,4 @@
-import { assertCountersRead, readJsonSql, type Duck } from '../duck.js';
+import { assertCountersRead, readJsonSql, type Duck } from '../read/duck.js';
 import { createCounters } from './counter-table.js';
 
 /**

@@ -1,9 +1,9 @@
-import { assertCountersRead, type Duck } from '../duck.js';
-import { readJsonSql } from '../read-json.js';
+import { assertCountersRead, type Duck } from '../read/duck.js';
+import { readJsonSql } from '../read/read-json.js';
 import { createCounters } from './counter-table.js';
 // The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
-import { END_ROWS_SQL } from '../run-info.js';
-import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
+import { END_ROWS_SQL } from '../summary/run-info.js';
+import { fmtBytes, fmtCount, fmtDuration } from '../format/format.js';
 import { readLeak, type Growth, type LeakReading, type Rise, type StepMark } from './leak.js';
 
 /** Peak and mean of one series over the samples of a process. */
