@@ -4,6 +4,7 @@
  */
 import { countersFromFiles } from '../counters/counter-files.js';
 import type { Duck } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 
 /** How a chart's values read: bytes, percent, microseconds or a plain count. */
 export type CounterUnit = 'bytes' | 'pct' | 'us' | 'count';
@@ -85,7 +86,6 @@ const CHARTS: readonly ChartSpec[] = [
   },
 ];
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /**

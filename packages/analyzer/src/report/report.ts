@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Duck, loadTraces, type DuckOptions, type ReadWarning } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 import { LaneAssigner } from '../export/lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
 import { counterSectionHtml, COUNTERS_CLIENT, COUNTERS_CSS } from './report-counters-client.js';
@@ -71,8 +72,6 @@ export interface ReportData {
   /** This run against `compareWith`, when given. */
   comparison?: Comparison;
 }
-
-const num = (v: unknown) => (typeof v === 'number' ? v : Number(v ?? 0));
 
 /** Collect the page's data from the loaded `ev` table. */
 export async function reportData(duck: Duck, files: string[], opts: ReportOptions = {}): Promise<ReportData> {

@@ -7,6 +7,7 @@
  * kernel events (no device track) still gets its top kernels.
  */
 import type { Duck } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 import { unionLengthSql } from './intervals-sql.js';
 
 export interface DeviceKernel {
@@ -27,8 +28,6 @@ export interface DeviceStats {
   source: 'device-track' | 'device_us';
   kernels: DeviceKernel[];
 }
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 
 /** The device figures, or null when the trace has no device time. */
 export async function deviceStats(duck: Duck, top = 10): Promise<DeviceStats | null> {

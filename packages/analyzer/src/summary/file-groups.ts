@@ -4,6 +4,7 @@
  * its files.
  */
 import type { Duck } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 
 export interface FileGroup {
   dir: string;
@@ -21,7 +22,6 @@ export interface FileGroup {
   file_bytes_max: number;
 }
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const DIR = `CASE WHEN strpos(f, '/') > 0 THEN coalesce(nullif(regexp_replace(f, '/[^/]*$', ''), ''), '/') ELSE '.' END`;
 
 /**

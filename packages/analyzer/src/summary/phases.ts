@@ -31,6 +31,7 @@
  * interval is ever joined to a window.
  */
 import type { Duck } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 import { WINDOW_FIGURES, type TimelineResult } from './timeline/timeline-sweep.js';
 import { slowReason, verdict } from './verdict.js';
 
@@ -85,8 +86,6 @@ export interface Phases {
   /** Median step figures (over all steps). */
   median_step: PhaseFigures | null;
 }
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 
 /** Data-loader waits among "other" (kind 3) events: `*.iter` spans (not an epoch's own), and the ai layer's dataloader fetch. */
 export const WAIT_NAME_SQL = `((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND name LIKE 'epoch%')) OR (cat = 'dataloader' AND name = 'fetch'))`;

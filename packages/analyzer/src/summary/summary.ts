@@ -19,6 +19,7 @@
  */
 import { basename } from 'node:path';
 import { Duck, loadTraces, type ReadWarning, type Row } from '../read/duck.js';
+import { num } from '../read/numbers.js';
 import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
@@ -182,7 +183,6 @@ export const FILES_KEPT = 10_000;
 /** Up to this many events, p50/p99 are exact; beyond, t-digest estimates (bounded memory). */
 export const EXACT_QUANTILE_MAX = 20_000_000;
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 const str = (v: unknown): string | null => (v == null ? null : String(v));
 /** A process by its trace and pid (a line without a pid: its trace's process -1). */
 const procKey = (trace: unknown, pid: unknown) => `${num(trace)}\u0000${pid == null ? -1 : num(pid)}`;

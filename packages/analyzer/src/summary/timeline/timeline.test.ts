@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Duck, loadTraces } from '../../read/duck.js';
+import { num } from '../../read/numbers.js';
 import { tempDir } from '../../test-util/fixtures.test-util.js';
 import { unionLengthSql } from '../intervals-sql.js';
 import { selfSegmentsSql } from '../intervals-sql.test-util.js';
@@ -16,7 +17,6 @@ import { writeSyntheticTrace } from '../../test-util/synthetic.test-util.js';
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
 const fixtures = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'upstream');
-const num = (v: unknown) => Number(v ?? 0);
 
 /** busy/self per `cat\0name` and per cat, and the I/O and compute unions per process, by SQL. */
 async function bySql(file: string): Promise<{ names: Map<string, [number, number]>; cats: Map<string, [number, number]>; split: Map<number, [number, number]> }> {

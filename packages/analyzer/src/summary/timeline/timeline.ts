@@ -5,6 +5,7 @@
  * its temp directory), the sweep holds only what runs at the current time.
  */
 import type { Duck } from '../../read/duck.js';
+import { num } from '../../read/numbers.js';
 import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
 import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
 import { GroupTotals, type GroupTotalsResult } from './group-totals.js';
@@ -24,8 +25,6 @@ export interface Timeline extends TimelineResult {
   /** The `wid` of each window, in the order of `windows`' figures. */
   windowIds: Float64Array;
 }
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 
 /**
  * Interns keys and processes. Needs `ev`, `fdir` (file directories) and `win` (windows, with
