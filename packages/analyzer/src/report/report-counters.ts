@@ -5,6 +5,7 @@
 import { countersFromFiles } from '../counters/counter-files.js';
 import type { Duck } from '../read/duck.js';
 import { num } from '../read/numbers.js';
+import { sqlString } from '../read/read-json.js';
 
 /** How a chart's values read: bytes, percent, microseconds or a plain count. */
 export type CounterUnit = 'bytes' | 'pct' | 'us' | 'count';
@@ -85,8 +86,6 @@ const CHARTS: readonly ChartSpec[] = [
     ],
   },
 ];
-
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * The counter charts of `files` over [t0, t0 + wall] (the `counters` table, read from the files
