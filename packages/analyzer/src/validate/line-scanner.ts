@@ -8,7 +8,7 @@
  * Invariant relied on throughout: a chunk ends with `\n`, and no literal contains byte 10, so a
  * scan that runs to the end of a line stops there.
  */
-import { C, isHash16, lit, scanObjectBody, scanStringBody, scanValue } from './scan.js';
+import { Byte, isHash16, lit, scanObjectBody, scanStringBody, scanValue } from './scan.js';
 import { checkEnd22, fromLayout22, isLayout22 } from '../read/layout22.js';
 
 export type ProblemKind =
@@ -47,9 +47,9 @@ export const NS_SH = 2;
 export const NS_NAMES = ['FH', 'HH', 'SH'];
 
 /** Numbers per record in `ChunkResult.records`. */
-export const R = 12;
+export const RECORD_SIZE = 12;
 /** Record field offsets. */
-export const F = {
+export const FIELD = {
   LINE: 0,
   ID: 1,
   PID: 2,
@@ -59,18 +59,18 @@ export const F = {
   /** -1: absent */
   LEVEL: 6,
   /** -2: absent */
-  PIDX: 7,
+  P_IDX: 7,
   /** end.num_events, -1: absent */
-  NUM: 8,
+  NUM_EVENTS: 8,
   /** 1: start, 2: end, 3: a metadata record (ID -1 when it has none; no times), 4, 5: see below */
   FLAGS: 9,
   /** 1: an event on a GPU device track (`args.device_track`), else 0 */
-  DEV: 10,
+  DEVICE_TRACK: 10,
   /** `args.launch_id` of a device-track event, -1: absent */
-  LAUNCH: 11,
+  LAUNCH_ID: 11,
 } as const;
 
-/** A metadata record in `ChunkResult.records` (F.FLAGS); F.NUM is 1 for a `process_name` record. */
+/** A metadata record in `ChunkResult.records` (FIELD.FLAGS); FIELD.NUM_EVENTS is 1 for a `process_name` record. */
 export const FLAG_META = 3;
 /** A `[` line after line 1: another trace appended to this one may start here (LINE only). */
 export const FLAG_OPEN = 4;
@@ -95,9 +95,9 @@ export const QUIRK_TEXT: Record<QuirkKind, string> = {
 /** What scanning one chunk of whole lines found; line numbers are relative to the chunk (1-based). */
 export interface ChunkResult {
   lines: number;
-  /** `n` complete events, `R` numbers each. */
+  /** `recordCount` records, `RECORD_SIZE` numbers each. */
   records: Float64Array;
-  n: number;
+  recordCount: number;
   metadata: number;
   /** Newly defined hashes: `[ns, hash]`. */
   defs: Array<[number, string]>;
@@ -110,19 +110,19 @@ export interface ChunkResult {
   quirks: Array<[QuirkKind, number, number]>;
 }
 
-const HC_BITS = 8;
-const HC_SLOTS = 1 << HC_BITS;
+const HASH_CACHE_BITS = 8;
+const HASH_CACHE_SLOTS = 1 << HASH_CACHE_BITS;
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /** A literal, pre-split into little-endian 32-bit words for DataView comparison. */
-interface Lit {
+interface Literal {
   len: number;
   words: number[];
   tail: number[];
 }
-function L(s: string): Lit {
+function literal(s: string): Literal {
   const b = lit(s);
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const words: number[] = [];
@@ -131,22 +131,22 @@ function L(s: string): Lit {
   return { len: b.length, words, tail: Array.from(b.subarray(i)) };
 }
 
-const L_ID = L('{"id":');
-const L_NAME_FIRST = L('{"name":"');
-const L_NAME = L(',"name":"');
-const L_CAT = L(',"cat":"');
-const L_PID = L(',"pid":');
-const L_TID = L(',"tid":');
-const L_TS = L(',"ts":');
-const L_DUR = L(',"dur":');
-const L_PH_X = L(',"ph":"X"');
-const L_PH_M = L(',"ph":"M"');
-const L_PH_C = L(',"ph":"C"');
-const L_ARGS = L(',"args":{');
-const L_ARGS_HHASH = L(',"args":{"hhash":"');
-const L_LEVEL = L(',"level":');
-const L_PIDX = L(',"p_idx":');
-const L_FHASH = L('"fhash":"');
+const L_ID = literal('{"id":');
+const L_NAME_FIRST = literal('{"name":"');
+const L_NAME = literal(',"name":"');
+const L_CAT = literal(',"cat":"');
+const L_PID = literal(',"pid":');
+const L_TID = literal(',"tid":');
+const L_TS = literal(',"ts":');
+const L_DUR = literal(',"dur":');
+const L_PH_X = literal(',"ph":"X"');
+const L_PH_M = literal(',"ph":"M"');
+const L_PH_C = literal(',"ph":"C"');
+const L_ARGS = literal(',"args":{');
+const L_ARGS_HHASH = literal(',"args":{"hhash":"');
+const L_LEVEL = literal(',"level":');
+const L_PIDX = literal(',"p_idx":');
+const L_FHASH = literal('"fhash":"');
 
 const B_START = lit('start');
 const B_END = lit('end');
@@ -178,8 +178,8 @@ function eqBytes(buf: Uint8Array, s: number, e: number, l: Uint8Array): boolean 
 export class LineScanner {
   private readonly maxExamples: number;
   private groups = new Map<ProblemKind, ProblemGroup>();
-  private records = new Float64Array(R * 4096);
-  private n = 0;
+  private records = new Float64Array(RECORD_SIZE * 4096);
+  private recordCount = 0;
   private metadata = 0;
   private defs: Array<[number, string]> = [];
   private refs: Array<[number, string, number]> = [];
@@ -194,7 +194,7 @@ export class LineScanner {
   private len = 0;
 
   // registers filled by the fast path for the current line
-  private v = 0;
+  private value = 0;
   private id = 0;
   private pid = 0;
   private tid = 0;
@@ -214,7 +214,7 @@ export class LineScanner {
   private defined: Array<Set<string>> = [new Set(), new Set(), new Set()];
   private referenced: Array<Set<string>> = [new Set(), new Set(), new Set()];
   /** Recently seen hashes, 4 words each, per namespace (never matches 0-words: not hex). */
-  private readonly hc = new Uint32Array(3 * HC_SLOTS * 4);
+  private readonly hashCache = new Uint32Array(3 * HASH_CACHE_SLOTS * 4);
 
   constructor(maxExamples = 3) {
     this.maxExamples = maxExamples;
@@ -224,7 +224,7 @@ export class LineScanner {
   resetFile(): void {
     this.defined = [new Set(), new Set(), new Set()];
     this.referenced = [new Set(), new Set(), new Set()];
-    this.hc.fill(0);
+    this.hashCache.fill(0);
   }
 
   private setBuf(buf: Uint8Array): void {
@@ -240,7 +240,7 @@ export class LineScanner {
   scanChunk(buf: Uint8Array, first: boolean, opts: { copyRecords?: boolean } = {}): ChunkResult {
     if (first) this.resetFile();
     this.groups = new Map();
-    this.n = 0;
+    this.recordCount = 0;
     this.metadata = 0;
     this.defs = [];
     this.refs = [];
@@ -260,17 +260,17 @@ export class LineScanner {
         if (this.notTrace) break;
         next = nl + 1;
       } else {
-        if (buf[pos] === C.LBRACE) next = buf[pos + 2] === 105 /* {"i */ ? this.fastComplete(pos, lineNo) : this.fastMeta(pos, lineNo);
+        if (buf[pos] === Byte.LBRACE) next = buf[pos + 2] === 105 /* {"i */ ? this.fastComplete(pos, lineNo) : this.fastMeta(pos, lineNo);
         if (next < 0) {
           const nl = this.lineEnd(pos);
-          if (this.isLone(pos, nl, C.RBRACKET)) this.marker(FLAG_CLOSE, lineNo);
-          else if (this.isLone(pos, nl, C.LBRACKET)) this.marker(FLAG_OPEN, lineNo);
-          else if (buf[pos] === C.RBRACKET && this.joinedClose(pos, nl)) {
+          if (this.isLone(pos, nl, Byte.RBRACKET)) this.marker(FLAG_CLOSE, lineNo);
+          else if (this.isLone(pos, nl, Byte.LBRACKET)) this.marker(FLAG_OPEN, lineNo);
+          else if (buf[pos] === Byte.RBRACKET && this.joinedClose(pos, nl)) {
             // `]` then the next run's first record: DFTracer 2024 appended a run to a finished file
             this.marker(FLAG_CLOSE, lineNo);
             this.quirk('joined-close', lineNo);
             let s = pos + 1;
-            while (buf[s] === C.SPACE || buf[s] === C.TAB) s++;
+            while (buf[s] === Byte.SPACE || buf[s] === Byte.TAB) s++;
             const q = buf[s + 2] === 105 ? this.fastComplete(s, lineNo) : this.fastMeta(s, lineNo);
             if (q < 0) this.slowLine(s, nl, lineNo);
           } else this.slowLine(pos, nl, lineNo);
@@ -282,8 +282,8 @@ export class LineScanner {
     return {
       lines: lineNo,
       // a view when the caller reads the records before the next scan (same thread), else a copy
-      records: opts.copyRecords === false ? this.records.subarray(0, this.n * R) : this.records.slice(0, this.n * R),
-      n: this.n,
+      records: opts.copyRecords === false ? this.records.subarray(0, this.recordCount * RECORD_SIZE) : this.records.slice(0, this.recordCount * RECORD_SIZE),
+      recordCount: this.recordCount,
       metadata: this.metadata,
       defs: this.defs,
       refs: this.refs,
@@ -297,15 +297,15 @@ export class LineScanner {
   private joinedClose(s: number, e: number): boolean {
     const b = this.buf;
     s++;
-    while (s < e && (b[s] === C.SPACE || b[s] === C.TAB)) s++;
-    return s < e && b[s] === C.LBRACE;
+    while (s < e && (b[s] === Byte.SPACE || b[s] === Byte.TAB)) s++;
+    return s < e && b[s] === Byte.LBRACE;
   }
 
   /** Whether the line [s, e) is the single character `c`, maybe with spaces around it. */
   private isLone(s: number, e: number, c: number): boolean {
     const b = this.buf;
-    while (s < e && (b[s] === C.SPACE || b[s] === C.TAB)) s++;
-    while (e > s && (b[e - 1] === C.SPACE || b[e - 1] === C.TAB || b[e - 1] === C.CR)) e--;
+    while (s < e && (b[s] === Byte.SPACE || b[s] === Byte.TAB)) s++;
+    while (e > s && (b[e - 1] === Byte.SPACE || b[e - 1] === Byte.TAB || b[e - 1] === Byte.CR)) e--;
     return e - s === 1 && b[s] === c;
   }
 
@@ -341,7 +341,7 @@ export class LineScanner {
   }
 
   private header(start: number, end: number): void {
-    if (this.isLone(start, end, C.LBRACKET)) return;
+    if (this.isLone(start, end, Byte.LBRACKET)) return;
     let obj: unknown;
     try {
       obj = JSON.parse(this.text(start, end));
@@ -369,7 +369,7 @@ export class LineScanner {
   // ---- fast paths: return the position after the line's `\n`, or -1 -----------------------------
 
   /** Match a literal at `p` (4 bytes at a time). */
-  private m(p: number, l: Lit): number {
+  private match(p: number, l: Literal): number {
     if (p < 0 || p + l.len > this.len) return -1;
     const dv = this.dv;
     const w = l.words;
@@ -381,7 +381,7 @@ export class LineScanner {
     return q;
   }
 
-  /** A non-negative JSON integer into `this.v`. */
+  /** A non-negative JSON integer into `this.value`. */
   private uint(p: number): number {
     if (p < 0) return -1;
     const buf = this.buf;
@@ -389,8 +389,8 @@ export class LineScanner {
     if (c < 48 || c > 57) return -1;
     if (c === 48) {
       const d = buf[p + 1]!;
-      if ((d >= 48 && d <= 57) || d === C.DOT || d === 101 || d === 69) return -1;
-      this.v = 0;
+      if ((d >= 48 && d <= 57) || d === Byte.DOT || d === 101 || d === 69) return -1;
+      this.value = 0;
       return p + 1;
     }
     let v = 0;
@@ -407,16 +407,16 @@ export class LineScanner {
       v = v * 10 + (c - 48);
       c = buf[++p]!;
     }
-    if (c === C.DOT || c === 101 || c === 69) return -1; // not an integer
-    this.v = v;
+    if (c === Byte.DOT || c === 101 || c === 69) return -1; // not an integer
+    this.value = v;
     return p;
   }
 
-  /** A JSON integer, possibly negative, into `this.v`. */
+  /** A JSON integer, possibly negative, into `this.value`. */
   private int(p: number): number {
-    if (p >= 0 && this.buf[p] === C.MINUS) {
+    if (p >= 0 && this.buf[p] === Byte.MINUS) {
       const q = this.uint(p + 1);
-      this.v = -this.v;
+      this.value = -this.value;
       return q;
     }
     return this.uint(p);
@@ -433,52 +433,52 @@ export class LineScanner {
     p = scanStringBody(buf, p);
     if (p < 0) return -1;
     this.nameE = p;
-    p = this.m(p + 1, L_CAT);
+    p = this.match(p + 1, L_CAT);
     if (p < 0) return -1;
     this.catS = p;
     p = scanStringBody(buf, p);
     if (p < 0) return -1;
     this.catE = p;
-    if ((p = this.uint(this.m(p + 1, L_PID))) < 0) return -1;
-    this.pid = this.v;
-    if ((p = this.uint(this.m(p, L_TID))) < 0) return -1;
-    this.tid = this.v;
+    if ((p = this.uint(this.match(p + 1, L_PID))) < 0) return -1;
+    this.pid = this.value;
+    if ((p = this.uint(this.match(p, L_TID))) < 0) return -1;
+    this.tid = this.value;
     return p;
   }
 
   /** `{"id":…,"name":"…","cat":"…","pid":…,"tid":…,"ts":…,"dur":…,"ph":"X"[,"args":{…}]}` */
   private fastComplete(start: number, lineNo: number): number {
     const buf = this.buf;
-    let p = this.uint(this.m(start, L_ID));
+    let p = this.uint(this.match(start, L_ID));
     if (p < 0) return -1;
-    this.id = this.v;
-    if ((p = this.nameToTid(this.m(p, L_NAME))) < 0) return -1;
+    this.id = this.value;
+    if ((p = this.nameToTid(this.match(p, L_NAME))) < 0) return -1;
     if (buf[p + 2] !== 116 /* ,"t(s) */) return this.fastMetaTail(p, lineNo); // metadata with an id (older E2)
-    if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
-    this.ts = this.v;
+    if ((p = this.uint(this.match(p, L_TS))) < 0) return -1;
+    this.ts = this.value;
     if (buf[p + 2] === 112 /* ,"p(h) */) return this.fastCounterTail(p, lineNo); // a counter sample with an id (dftracer.js)
-    if ((p = this.uint(this.m(p, L_DUR))) < 0) return -1;
-    this.dur = this.v;
-    if ((p = this.m(p, L_PH_X)) < 0) return -1;
+    if ((p = this.uint(this.match(p, L_DUR))) < 0) return -1;
+    this.dur = this.value;
+    if ((p = this.match(p, L_PH_X)) < 0) return -1;
     this.level = -1;
     this.pIdx = -2;
     this.numEvents = -1;
     this.device = 0;
     this.launchId = -1;
-    if (buf[p] !== C.RBRACE) {
+    if (buf[p] !== Byte.RBRACE) {
       const p0 = p;
-      let q = this.m(p, L_ARGS_HHASH);
+      let q = this.match(p, L_ARGS_HHASH);
       p = -1;
       if (q >= 0) {
         // the usual prefix: "hhash":"…","level":N,"p_idx":N
         q = this.hashValue(q - 1, lineNo, NS_HH);
-        if ((q = this.uint(this.m(q, L_LEVEL))) >= 0) {
-          this.level = this.v;
-          if ((q = this.int(this.m(q, L_PIDX))) >= 0 && this.v >= -1) {
-            this.pIdx = this.v;
+        if ((q = this.uint(this.match(q, L_LEVEL))) >= 0) {
+          this.level = this.value;
+          if ((q = this.int(this.match(q, L_PIDX))) >= 0 && this.value >= -1) {
+            this.pIdx = this.value;
             const c = buf[q];
-            if (c === C.RBRACE) p = q + 1;
-            else if (c === C.COMMA) p = this.eventArgs(q + 1, lineNo);
+            if (c === Byte.RBRACE) p = q + 1;
+            else if (c === Byte.COMMA) p = this.eventArgs(q + 1, lineNo);
           }
         }
       }
@@ -486,11 +486,11 @@ export class LineScanner {
         // anything else: the general path from the top of args
         this.level = -1;
         this.pIdx = -2;
-        p = this.eventArgs(this.m(p0, L_ARGS), lineNo);
+        p = this.eventArgs(this.match(p0, L_ARGS), lineNo);
       }
-      if (p < 0 || buf[p] !== C.RBRACE) return -1;
+      if (p < 0 || buf[p] !== Byte.RBRACE) return -1;
     }
-    if (buf[p + 1] !== C.NL) return -1;
+    if (buf[p + 1] !== Byte.NL) return -1;
     this.record(lineNo);
     return p + 2;
   }
@@ -499,16 +499,16 @@ export class LineScanner {
   private eventArgs(p: number, lineNo: number): number {
     if (p < 0) return -1;
     const buf = this.buf;
-    if (buf[p] === C.RBRACE) return p + 1;
+    if (buf[p] === Byte.RBRACE) return p + 1;
     for (;;) {
-      if (buf[p] !== C.QUOTE) return -1;
-      let q = this.m(p, L_FHASH);
+      if (buf[p] !== Byte.QUOTE) return -1;
+      let q = this.match(p, L_FHASH);
       if (q >= 0) {
         p = this.hashValue(q - 1, lineNo, NS_FH);
       } else {
         const ks = p + 1;
         const ke = scanStringBody(buf, ks);
-        if (ke < 0 || buf[ke + 1] !== C.COLON) return -1;
+        if (ke < 0 || buf[ke + 1] !== Byte.COLON) return -1;
         p = ke + 2;
         const klen = ke - ks;
         q = -2; // not handled
@@ -518,21 +518,21 @@ export class LineScanner {
           else if (k0 === 102 /* f */ && eqBytes(buf, ks, ke, KEY_FHASH)) q = this.hashValue(p, lineNo, NS_FH);
           else if (k0 === 108 /* l */ && eqBytes(buf, ks, ke, KEY_LEVEL)) {
             q = this.uint(p);
-            this.level = this.v;
+            this.level = this.value;
           } else if (k0 === 112 /* p */ && eqBytes(buf, ks, ke, KEY_PIDX)) {
             q = this.int(p);
-            if (this.v < -1) q = -1;
-            this.pIdx = this.v;
+            if (this.value < -1) q = -1;
+            this.pIdx = this.value;
           }
         } else if (klen === 10 && eqBytes(buf, ks, ke, KEY_NUM)) {
           q = this.uint(p);
-          this.numEvents = this.v;
-        } else if (klen === 12 && buf[p] === C.QUOTE && eqBytes(buf, ks, ke, KEY_DEVICE_TRACK)) {
+          this.numEvents = this.value;
+        } else if (klen === 12 && buf[p] === Byte.QUOTE && eqBytes(buf, ks, ke, KEY_DEVICE_TRACK)) {
           this.device = 1;
         } else if (klen === 9 && eqBytes(buf, ks, ke, KEY_LAUNCH_ID)) {
           q = this.uint(p);
-          this.launchId = this.v;
-        } else if ((buf[p] === C.QUOTE || (buf[p]! >= 48 && buf[p]! <= 57)) && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
+          this.launchId = this.value;
+        } else if ((buf[p] === Byte.QUOTE || (buf[p]! >= 48 && buf[p]! <= 57)) && ((klen > 5 && eqBytes(buf, ke - 5, ke, SUFFIX_HASH)) || (klen === 3 && eqBytes(buf, ks, ke, KEY_CWD)))) {
           // cmd_hash / exec_hash name SH strings; cwd and other *_hash (newpath_hash, …) name files
           q = this.hashValue(p, lineNo, buf[ks] === 99 && klen > 3 ? NS_SH : buf[ks] === 101 ? NS_SH : NS_FH, true);
         }
@@ -540,8 +540,8 @@ export class LineScanner {
       }
       if (p < 0) return -1;
       const d = buf[p];
-      if (d === C.RBRACE) return p + 1;
-      if (d !== C.COMMA) return -1;
+      if (d === Byte.RBRACE) return p + 1;
+      if (d !== Byte.COMMA) return -1;
       p++;
     }
   }
@@ -551,8 +551,8 @@ export class LineScanner {
     if (p < 0) return -1;
     const buf = this.buf;
     if (buf[p]! >= 48 && buf[p]! <= 57) return this.intHash(p, lineNo, ns);
-    if (buf[p] !== C.QUOTE) return -1; // not a string: the slow path says so
-    if (buf[p + 17] === C.QUOTE) {
+    if (buf[p] !== Byte.QUOTE) return -1; // not a string: the slow path says so
+    if (buf[p + 17] === Byte.QUOTE) {
       // fast: a hash this scanner has already checked and noted (a small direct-mapped cache)
       const dv = this.dv;
       const s = p + 1;
@@ -560,8 +560,8 @@ export class LineScanner {
       const w1 = dv.getUint32(s + 4, true);
       const w2 = dv.getUint32(s + 8, true);
       const w3 = dv.getUint32(s + 12, true);
-      const slot = (ns * HC_SLOTS + (Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> (32 - HC_BITS))) * 4;
-      const hc = this.hc;
+      const slot = (ns * HASH_CACHE_SLOTS + (Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> (32 - HASH_CACHE_BITS))) * 4;
+      const hc = this.hashCache;
       if (hc[slot] === w0 && hc[slot + 1] === w1 && hc[slot + 2] === w2 && hc[slot + 3] === w3) return p + 18;
       if (isHash16(buf, s, s + 16)) {
         hc[slot] = w0;
@@ -586,7 +586,7 @@ export class LineScanner {
     const buf = this.buf;
     let e = p;
     while (buf[e]! >= 48 && buf[e]! <= 57) e++;
-    if (e - p > 20 || buf[e] === C.DOT || buf[e] === 101 || buf[e] === 69) return -1;
+    if (e - p > 20 || buf[e] === Byte.DOT || buf[e] === 101 || buf[e] === 69) return -1;
     this.quirk('integer-hashes', lineNo);
     this.reference(p, ns, lineNo, e);
     return e;
@@ -597,7 +597,7 @@ export class LineScanner {
    * `#digits`, so an integer never matches a hex string).
    */
   private reference(s: number, ns: number, lineNo: number, e = s + 16): void {
-    const h = e - s === 16 && this.buf[s - 1] === C.QUOTE ? this.latin1(s, e) : `#${this.latin1(s, e)}`;
+    const h = e - s === 16 && this.buf[s - 1] === Byte.QUOTE ? this.latin1(s, e) : `#${this.latin1(s, e)}`;
     const seen = this.referenced[ns]!;
     if (!seen.has(h)) {
       seen.add(h);
@@ -609,10 +609,10 @@ export class LineScanner {
   private fastMeta(start: number, lineNo: number): number {
     const buf = this.buf;
     this.id = -1;
-    let p = this.nameToTid(this.m(start, L_NAME_FIRST));
+    let p = this.nameToTid(this.match(start, L_NAME_FIRST));
     if (p < 0) return -1;
     if (buf[p + 2] === 116 /* ,"t(s): a counter */) {
-      if ((p = this.uint(this.m(p, L_TS))) < 0) return -1;
+      if ((p = this.uint(this.match(p, L_TS))) < 0) return -1;
       return this.fastCounterTail(p, lineNo);
     }
     return this.fastMetaTail(p, lineNo);
@@ -624,13 +624,13 @@ export class LineScanner {
    */
   private fastCounterTail(p: number, lineNo: number): number {
     const buf = this.buf;
-    if ((p = this.m(p, L_PH_C)) < 0) return -1;
-    if (buf[p] !== C.RBRACE) {
-      if ((p = this.m(p, L_ARGS)) < 0) return -1;
+    if ((p = this.match(p, L_PH_C)) < 0) return -1;
+    if (buf[p] !== Byte.RBRACE) {
+      if ((p = this.match(p, L_ARGS)) < 0) return -1;
       p = scanObjectBody(buf, p, 1);
-      if (p < 0 || buf[p] !== C.RBRACE) return -1;
+      if (p < 0 || buf[p] !== Byte.RBRACE) return -1;
     }
-    if (buf[p + 1] !== C.NL) return -1;
+    if (buf[p + 1] !== Byte.NL) return -1;
     this.recordMeta(lineNo);
     return p + 2;
   }
@@ -638,26 +638,26 @@ export class LineScanner {
   /** `,"ph":"M","args":{…}}` of a metadata line. */
   private fastMetaTail(p: number, lineNo: number): number {
     const buf = this.buf;
-    if ((p = this.m(p, L_PH_M)) < 0) return -1;
-    if ((p = this.m(p, L_ARGS)) < 0) return -1;
+    if ((p = this.match(p, L_PH_M)) < 0) return -1;
+    if ((p = this.match(p, L_ARGS)) < 0) return -1;
     let valS = -1;
     let valE = -1;
     let hhS = -1;
     let hhE = -1;
     let intHashes = false;
-    if (buf[p] !== C.RBRACE) {
+    if (buf[p] !== Byte.RBRACE) {
       for (;;) {
-        if (buf[p] !== C.QUOTE) return -1;
+        if (buf[p] !== Byte.QUOTE) return -1;
         const ks = p + 1;
         const ke = scanStringBody(buf, ks);
-        if (ke < 0 || buf[ke + 1] !== C.COLON) return -1;
+        if (ke < 0 || buf[ke + 1] !== Byte.COLON) return -1;
         p = ke + 2;
         const c = buf[p]!;
         if (c >= 48 && c <= 57 && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH))) {
           // an integer hash (DFTracer 2024 layout)
           const s = p;
           while (buf[p]! >= 48 && buf[p]! <= 57) p++;
-          if (p - s > 20 || buf[p] === C.DOT || buf[p] === 101 || buf[p] === 69) return -1;
+          if (p - s > 20 || buf[p] === Byte.DOT || buf[p] === 101 || buf[p] === 69) return -1;
           intHashes = true;
           if (buf[ks] === 118 /* value */) {
             valS = s;
@@ -666,7 +666,7 @@ export class LineScanner {
             hhS = s;
             hhE = p;
           }
-        } else if (buf[p] === C.QUOTE && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH) || eqBytes(buf, ks, ke, KEY_NAME))) {
+        } else if (buf[p] === Byte.QUOTE && (eqBytes(buf, ks, ke, KEY_VALUE) || eqBytes(buf, ks, ke, KEY_HHASH) || eqBytes(buf, ks, ke, KEY_NAME))) {
           const s = p + 1;
           const e = scanStringBody(buf, s);
           if (e < 0) return -1;
@@ -683,15 +683,15 @@ export class LineScanner {
           if (p < 0) return -1;
         }
         const d = buf[p];
-        if (d === C.RBRACE) {
+        if (d === Byte.RBRACE) {
           p++;
           break;
         }
-        if (d !== C.COMMA) return -1;
+        if (d !== Byte.COMMA) return -1;
         p++;
       }
     } else p++;
-    if (buf[p] !== C.RBRACE || buf[p + 1] !== C.NL) return -1;
+    if (buf[p] !== Byte.RBRACE || buf[p + 1] !== Byte.NL) return -1;
     this.metadata++;
     if (intHashes) this.quirk('integer-hashes', lineNo);
     if (hhS >= 0) this.reference(hhS, NS_HH, lineNo, hhE);
@@ -701,7 +701,7 @@ export class LineScanner {
       const n0 = buf[this.nameS];
       const ns = n0 === 70 ? NS_FH : n0 === 72 ? NS_HH : n0 === 83 ? NS_SH : -1;
       if (ns >= 0) {
-        intValue = valS >= 0 && buf[valS]! >= 48 && buf[valS]! <= 57 && buf[valS - 1] !== C.QUOTE;
+        intValue = valS >= 0 && buf[valS]! >= 48 && buf[valS]! <= 57 && buf[valS - 1] !== Byte.QUOTE;
         if (valS >= 0 && (intValue || isHash16(buf, valS, valE))) this.define(ns, intValue ? `#${this.latin1(valS, valE)}` : this.latin1(valS, valE));
         else this.problem('value', lineNo, `${NS_NAMES[ns]} metadata needs args.value, a hash (16 hex digits, or an integer in the 2024 layout)`);
       }
@@ -720,7 +720,7 @@ export class LineScanner {
 
   /** Room for one more record. */
   private reserve(): void {
-    if ((this.n + 1) * R > this.records.length) {
+    if ((this.recordCount + 1) * RECORD_SIZE > this.records.length) {
       const b = new Float64Array(this.records.length * 2);
       b.set(this.records);
       this.records = b;
@@ -731,26 +731,26 @@ export class LineScanner {
   private recordMeta(lineNo: number): void {
     this.reserve();
     const r = this.records;
-    const o = this.n * R;
-    r.fill(-1, o, o + R);
-    r[o] = lineNo;
-    r[o + 1] = this.id;
-    r[o + 2] = this.pid;
-    r[o + 3] = this.tid;
-    r[o + 8] = eqBytes(this.buf, this.nameS, this.nameE, B_PROCESS_NAME) ? 1 : -1;
-    r[o + 9] = FLAG_META;
-    this.n++;
+    const o = this.recordCount * RECORD_SIZE;
+    r.fill(-1, o, o + RECORD_SIZE);
+    r[o + FIELD.LINE] = lineNo;
+    r[o + FIELD.ID] = this.id;
+    r[o + FIELD.PID] = this.pid;
+    r[o + FIELD.TID] = this.tid;
+    r[o + FIELD.NUM_EVENTS] = eqBytes(this.buf, this.nameS, this.nameE, B_PROCESS_NAME) ? 1 : -1;
+    r[o + FIELD.FLAGS] = FLAG_META;
+    this.recordCount++;
   }
 
   /** A `[` or `]` line: a record of its line and kind only. */
   private marker(flags: number, lineNo: number): void {
     this.reserve();
     const r = this.records;
-    const o = this.n * R;
-    r.fill(-1, o, o + R);
-    r[o] = lineNo;
-    r[o + 9] = flags;
-    this.n++;
+    const o = this.recordCount * RECORD_SIZE;
+    r.fill(-1, o, o + RECORD_SIZE);
+    r[o + FIELD.LINE] = lineNo;
+    r[o + FIELD.FLAGS] = flags;
+    this.recordCount++;
   }
 
   /** Append the current registers as a record. */
@@ -763,20 +763,20 @@ export class LineScanner {
       else if (eqBytes(buf, this.nameS, this.nameE, B_END)) flags = 2;
     }
     const r = this.records;
-    const o = this.n * R;
-    r[o] = lineNo;
-    r[o + 1] = this.id;
-    r[o + 2] = this.pid;
-    r[o + 3] = this.tid;
-    r[o + 4] = this.ts;
-    r[o + 5] = this.dur;
-    r[o + 6] = this.level;
-    r[o + 7] = this.pIdx;
-    r[o + 8] = this.numEvents;
-    r[o + 9] = flags;
-    r[o + 10] = this.device;
-    r[o + 11] = this.launchId;
-    this.n++;
+    const o = this.recordCount * RECORD_SIZE;
+    r[o + FIELD.LINE] = lineNo;
+    r[o + FIELD.ID] = this.id;
+    r[o + FIELD.PID] = this.pid;
+    r[o + FIELD.TID] = this.tid;
+    r[o + FIELD.TS] = this.ts;
+    r[o + FIELD.DUR] = this.dur;
+    r[o + FIELD.LEVEL] = this.level;
+    r[o + FIELD.P_IDX] = this.pIdx;
+    r[o + FIELD.NUM_EVENTS] = this.numEvents;
+    r[o + FIELD.FLAGS] = flags;
+    r[o + FIELD.DEVICE_TRACK] = this.device;
+    r[o + FIELD.LAUNCH_ID] = this.launchId;
+    this.recordCount++;
   }
 
   // ---- the slow path: JSON.parse, to diagnose, or to accept unusual but valid lines -----------
@@ -794,7 +794,7 @@ export class LineScanner {
       this.problem('json', lineNo, () => `not valid JSON: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
-    if (text.charCodeAt(0) === C.SPACE || text.charCodeAt(0) === C.TAB) this.quirk('indented', lineNo);
+    if (text.charCodeAt(0) === Byte.SPACE || text.charCodeAt(0) === Byte.TAB) this.quirk('indented', lineNo);
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
       this.problem('layout', lineNo, 'each line must be one JSON object');
       return;

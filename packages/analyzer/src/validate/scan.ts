@@ -6,7 +6,7 @@
  * contains 10, and every loop stops at a byte < 32, so nothing can run past the line.
  */
 
-export const enum C {
+export const enum Byte {
   TAB = 9,
   NL = 10,
   CR = 13,
@@ -42,8 +42,8 @@ export function matchLit(buf: Uint8Array, p: number, l: Uint8Array): number {
 export function scanStringBody(buf: Uint8Array, p: number): number {
   for (;;) {
     const c = buf[p]!;
-    if (c === C.QUOTE) return p;
-    if (c === C.BACKSLASH) {
+    if (c === Byte.QUOTE) return p;
+    if (c === Byte.BACKSLASH) {
       const e = buf[p + 1]!;
       if (e === 117 /* u */) {
         for (let k = 2; k < 6; k++) if (!isHex(buf[p + k]!)) return -1;
@@ -57,7 +57,7 @@ export function scanStringBody(buf: Uint8Array, p: number): number {
       }
       return -1;
     }
-    if (c < C.SPACE) return -1; // control character, or the end of the line
+    if (c < Byte.SPACE) return -1; // control character, or the end of the line
     p++;
   }
 }
@@ -78,34 +78,34 @@ export function isHash16(buf: Uint8Array, p: number, q: number): boolean {
 
 /** A JSON number per RFC 8259; returns the position after it. */
 export function scanNumber(buf: Uint8Array, p: number): number {
-  if (buf[p] === C.MINUS) p++;
+  if (buf[p] === Byte.MINUS) p++;
   let c = buf[p]!;
-  if (c === C.ZERO) {
+  if (c === Byte.ZERO) {
     p++;
-  } else if (c > C.ZERO && c <= C.NINE) {
+  } else if (c > Byte.ZERO && c <= Byte.NINE) {
     do c = buf[++p]!;
-    while (c >= C.ZERO && c <= C.NINE);
+    while (c >= Byte.ZERO && c <= Byte.NINE);
   } else return -1;
   c = buf[p]!;
-  if (c === C.DOT) {
+  if (c === Byte.DOT) {
     c = buf[++p]!;
-    if (!(c >= C.ZERO && c <= C.NINE)) return -1;
+    if (!(c >= Byte.ZERO && c <= Byte.NINE)) return -1;
     do c = buf[++p]!;
-    while (c >= C.ZERO && c <= C.NINE);
+    while (c >= Byte.ZERO && c <= Byte.NINE);
   }
   if (c === 101 || c === 69) {
     c = buf[++p]!;
-    if (c === C.PLUS || c === C.MINUS) c = buf[++p]!;
-    if (!(c >= C.ZERO && c <= C.NINE)) return -1;
+    if (c === Byte.PLUS || c === Byte.MINUS) c = buf[++p]!;
+    if (!(c >= Byte.ZERO && c <= Byte.NINE)) return -1;
     do c = buf[++p]!;
-    while (c >= C.ZERO && c <= C.NINE);
+    while (c >= Byte.ZERO && c <= Byte.NINE);
   }
   return p;
 }
 
 function skipWs(buf: Uint8Array, p: number): number {
   let c = buf[p];
-  while (c === C.SPACE || c === C.TAB || c === C.CR) c = buf[++p];
+  while (c === Byte.SPACE || c === Byte.TAB || c === Byte.CR) c = buf[++p];
   return p;
 }
 
@@ -116,23 +116,23 @@ const NULL = lit('null');
 /** Any JSON value (whitespace allowed around tokens); returns the position after it. */
 export function scanValue(buf: Uint8Array, p: number, depth = 0): number {
   const c = buf[p]!;
-  if (c === C.QUOTE) {
+  if (c === Byte.QUOTE) {
     const q = scanStringBody(buf, p + 1);
     return q < 0 ? -1 : q + 1;
   }
-  if (c === C.MINUS || (c >= C.ZERO && c <= C.NINE)) return scanNumber(buf, p);
-  if (c === C.LBRACE) return depth > 64 ? -1 : scanObjectBody(buf, p + 1, depth + 1);
-  if (c === C.LBRACKET) {
+  if (c === Byte.MINUS || (c >= Byte.ZERO && c <= Byte.NINE)) return scanNumber(buf, p);
+  if (c === Byte.LBRACE) return depth > 64 ? -1 : scanObjectBody(buf, p + 1, depth + 1);
+  if (c === Byte.LBRACKET) {
     if (depth > 64) return -1;
     p = skipWs(buf, p + 1);
-    if (buf[p] === C.RBRACKET) return p + 1;
+    if (buf[p] === Byte.RBRACKET) return p + 1;
     for (;;) {
       p = scanValue(buf, p, depth + 1);
       if (p < 0) return -1;
       p = skipWs(buf, p);
       const d = buf[p];
-      if (d === C.RBRACKET) return p + 1;
-      if (d !== C.COMMA) return -1;
+      if (d === Byte.RBRACKET) return p + 1;
+      if (d !== Byte.COMMA) return -1;
       p = skipWs(buf, p + 1);
     }
   }
@@ -145,19 +145,19 @@ export function scanValue(buf: Uint8Array, p: number, depth = 0): number {
 /** An object body after its `{`; returns the position after the closing `}`. */
 export function scanObjectBody(buf: Uint8Array, p: number, depth: number): number {
   p = skipWs(buf, p);
-  if (buf[p] === C.RBRACE) return p + 1;
+  if (buf[p] === Byte.RBRACE) return p + 1;
   for (;;) {
-    if (buf[p] !== C.QUOTE) return -1;
+    if (buf[p] !== Byte.QUOTE) return -1;
     p = scanStringBody(buf, p + 1);
     if (p < 0) return -1;
     p = skipWs(buf, p + 1);
-    if (buf[p] !== C.COLON) return -1;
+    if (buf[p] !== Byte.COLON) return -1;
     p = scanValue(buf, skipWs(buf, p + 1), depth);
     if (p < 0) return -1;
     p = skipWs(buf, p);
     const d = buf[p];
-    if (d === C.RBRACE) return p + 1;
-    if (d !== C.COMMA) return -1;
+    if (d === Byte.RBRACE) return p + 1;
+    if (d !== Byte.COMMA) return -1;
     p = skipWs(buf, p + 1);
   }
 }

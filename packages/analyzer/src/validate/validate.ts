@@ -30,7 +30,7 @@ import { Worker } from 'node:worker_threads';
 import { EntityCheck, type EntityHits } from './entity-check.js';
 import { IdSet } from './id-set.js';
 import { TraceReader } from '../read/lines.js';
-import { F, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, R, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+import { FIELD, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, RECORD_SIZE, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
 export type { ProblemExample, ProblemGroup, ProblemKind } from './line-scanner.js';
 
@@ -236,17 +236,17 @@ export class SemanticChecker {
       if (!m.has(h)) m.set(h, base + line);
     }
     const rec = r.records;
-    for (let i = 0, o = 0; i < r.n; i++, o += R) this.complete(rec, o, base);
+    for (let i = 0, o = 0; i < r.recordCount; i++, o += RECORD_SIZE) this.complete(rec, o, base);
     this.lines = base + r.lines;
   }
 
   /** A metadata record: its id must be unique; it counts for its pid's `end.num_events`. */
   private metaRecord(r: Float64Array, o: number, base: number): void {
-    const lineNo = base + r[o + F.LINE]!;
-    const id = r[o + F.ID]!;
-    const pid = r[o + F.PID]!;
-    const tid = r[o + F.TID]!;
-    if (r[o + F.NUM] === 1) this.ours = true;
+    const lineNo = base + r[o + FIELD.LINE]!;
+    const id = r[o + FIELD.ID]!;
+    const pid = r[o + FIELD.PID]!;
+    const tid = r[o + FIELD.TID]!;
+    if (r[o + FIELD.NUM_EVENTS] === 1) this.ours = true;
     if (id >= 0 && this.proc(pid).ids.add(id)) this.duplicate(id, pid, tid, lineNo);
     const proc = this.proc(pid);
     if (proc.firstId < 0 && id >= 0) proc.firstId = id;
@@ -351,15 +351,15 @@ export class SemanticChecker {
   }
 
   private complete(r: Float64Array, o: number, base: number): void {
-    const flags = r[o + F.FLAGS]!;
+    const flags = r[o + FIELD.FLAGS]!;
     if (flags === FLAG_OPEN || flags === FLAG_CLOSE) {
       // a `[` after records, or anything after a `]`, starts the next run
-      if (flags === FLAG_OPEN && this.runRecords > 0) this.newRun(base + r[o + F.LINE]!, 'bracket');
-      this.closeLine = flags === FLAG_CLOSE ? base + r[o + F.LINE]! : 0;
+      if (flags === FLAG_OPEN && this.runRecords > 0) this.newRun(base + r[o + FIELD.LINE]!, 'bracket');
+      this.closeLine = flags === FLAG_CLOSE ? base + r[o + FIELD.LINE]! : 0;
       return;
     }
     if (this.closeLine > 0) {
-      if (this.runRecords > 0) this.newRun(base + r[o + F.LINE]!, 'bracket');
+      if (this.runRecords > 0) this.newRun(base + r[o + FIELD.LINE]!, 'bracket');
       this.closeLine = 0;
     }
     if (flags === FLAG_META) {
@@ -367,14 +367,14 @@ export class SemanticChecker {
       return;
     }
     this.events++;
-    const lineNo = base + r[o + F.LINE]!;
-    const id = r[o + F.ID]!;
-    const pid = r[o + F.PID]!;
-    const tid = r[o + F.TID]!;
-    const ts = r[o + F.TS]!;
-    const te = ts + r[o + F.DUR]!;
-    const level = r[o + F.LEVEL]!;
-    const pIdx = r[o + F.PIDX]!;
+    const lineNo = base + r[o + FIELD.LINE]!;
+    const id = r[o + FIELD.ID]!;
+    const pid = r[o + FIELD.PID]!;
+    const tid = r[o + FIELD.TID]!;
+    const ts = r[o + FIELD.TS]!;
+    const te = ts + r[o + FIELD.DUR]!;
+    const level = r[o + FIELD.LEVEL]!;
+    const pIdx = r[o + FIELD.P_IDX]!;
     const isStart = flags === 1;
     const isEnd = flags === 2;
 
@@ -408,7 +408,7 @@ export class SemanticChecker {
     }
     if (isEnd) {
       proc.endLine = lineNo;
-      const n = r[o + F.NUM]!;
+      const n = r[o + FIELD.NUM_EVENTS]!;
       const have = proc.events;
       const records = have + proc.meta;
       // upstream counts every record before `end` (metadata included); dftracer.js before 0.2
@@ -481,7 +481,7 @@ export class SemanticChecker {
     // no partial overlaps on one pid/tid track
     let tr = this.lastTrack;
     if (tr === null || tr.tid !== tid || tr.pid !== pid) tr = this.lastTrack = this.track(pid, tid);
-    if (r[o + F.DEV] === 1) this.deviceEvent(pid, tid, ts, te, id, pIdx, level, r[o + F.LAUNCH]!, lineNo);
+    if (r[o + FIELD.DEVICE_TRACK] === 1) this.deviceEvent(pid, tid, ts, te, id, pIdx, level, r[o + FIELD.LAUNCH_ID]!, lineNo);
     else this.place(tr, ts, te, id, lineNo);
   }
 
