@@ -5,7 +5,7 @@
 export { validateFiles } from './validate/validate.js';
 export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, ProblemKind, ProblemExample } from './validate/validate.js';
 export { summarize, formatSummary } from './summary/summary.js';
-export { terminalSafe } from './format/format.js';
+export { terminalSafe } from './format/terminal-safe.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary/summary.js';
 export { mergeTraces } from './merge/merge.js';
 export type { MergeOptions, MergeResult } from './merge/merge.js';

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { UsageError, UserError } from '../errors.js';
-import { fmtCount } from '../format/format.js';
+import { fmtCount } from '../format/numbers.js';
 import { resolveInputs } from '../read/inputs.js';
 import { checkOutputTarget } from '../output/output-file.js';
 import { Progress } from './progress.js';

@@ -4,7 +4,7 @@
  * (`--progress`) where stderr is not a terminal, it writes a plain line when its note changes,
  * at most once a second.
  */
-import { fmtBytes } from '../format/format.js';
+import { fmtBytes } from '../format/numbers.js';
 
 export interface ProgressOptions {
   /** Force on or off (default: stderr is a TTY and NO_PROGRESS/CI are unset). */

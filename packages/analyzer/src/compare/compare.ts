@@ -4,7 +4,9 @@
  * changes first. Each side is summarised on its own (files, globs or directories: every process
  * of a run), so the two runs never share memory.
  */
-import { fmtBytes, fmtDuration, renderTable, terminalSafe } from '../format/format.js';
+import { fmtBytes, fmtCount, fmtDuration } from '../format/numbers.js';
+import { renderTable } from '../format/table.js';
+import { terminalSafe } from '../format/terminal-safe.js';
 import type { Summary } from '../summary/summary.js';
 
 export interface CompareRow {
@@ -105,7 +107,7 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
   };
 }
 
-const fmtUnit = (unit: CompareRow['unit'], v: number) => (unit === 'us' ? fmtDuration(Math.abs(v)) : unit === 'bytes' ? fmtBytes(Math.abs(v)) : Math.abs(Math.round(v)).toLocaleString('en-US'));
+const fmtUnit = (unit: CompareRow['unit'], v: number) => (unit === 'us' ? fmtDuration(Math.abs(v)) : unit === 'bytes' ? fmtBytes(Math.abs(v)) : fmtCount(Math.abs(v)));
 const signed = (unit: CompareRow['unit'], v: number) => (v === 0 ? '0' : `${v > 0 ? '+' : '−'}${fmtUnit(unit, v)}`);
 const ratioText = (r: number | null) => (r === null ? '' : `${r >= 0 ? '+' : '−'}${Math.abs(100 * r).toFixed(r !== 0 && Math.abs(r) < 0.1 ? 1 : 0)}%`);
 /** The change column: the change, or which side has no such view. */

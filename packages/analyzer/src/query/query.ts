@@ -4,7 +4,7 @@
  */
 import { Duck, loadEvents, type DuckOptions } from '../read/duck.js';
 import { UserError } from '../errors.js';
-import { renderTable } from '../format/format.js';
+import { renderTable } from '../format/table.js';
 
 export interface QueryResult {
   columns: string[];

@@ -1,10 +1,10 @@
 /** The epoch and step views as text tables. */
-import { fmtBytes, fmtDuration, renderTable } from '../format/format.js';
+import { fmtBytes, fmtDuration, fmtPct } from '../format/numbers.js';
+import { renderTable } from '../format/table.js';
 import type { Phase, PhaseFigures, Phases } from './phases.js';
 import { verdict } from './verdict.js';
 
-const pctOf = (part: number, whole: number) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '–');
-const cell = (us: number, wall: number) => `${fmtDuration(us)} ${pctOf(us, wall).padStart(4)}`;
+const cell = (us: number, wall: number) => `${fmtDuration(us)} ${fmtPct(us, wall, 0).padStart(4)}`;
 
 const HEAD = ['wall', 'compute', 'data wait', 'I/O only', 'other', 'idle', 'I/O (all)', 'overlap', 'read'];
 const ALIGN = HEAD.map(() => 'r' as const);

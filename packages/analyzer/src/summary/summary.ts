@@ -29,7 +29,9 @@ import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import type { FileTotals } from './timeline/group-totals.js';
 import { formatCounters, summarizeCounters, type ProcessCounters } from '../counters/counter-summary.js';
 import { formatRunInfo, readRunInfo, type RunInfo } from './run-info.js';
-import { ellipsizeLeft, fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate, renderTable, terminalSafe } from '../format/format.js';
+import { fmtBytes, fmtCount, fmtDuration, fmtPct, fmtRate } from '../format/numbers.js';
+import { ellipsizeLeft, renderTable } from '../format/table.js';
+import { terminalSafe } from '../format/terminal-safe.js';
 
 export interface NameStats {
   cat: string;
