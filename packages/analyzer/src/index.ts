@@ -3,7 +3,8 @@
  * query, export and report DFTracer traces — with their options and results.
  */
 export { validateFiles } from './validate/validate.js';
-export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, ProblemKind, ProblemExample } from './validate/validate.js';
+export type { FileValidation, ValidateOptions, ValidationReport } from './validate/validate.js';
+export type { ProblemGroup, ProblemKind, ProblemExample } from './validate/line-scanner.js';
 export { summarize, formatSummary } from './summary/summary.js';
 export { terminalSafe } from './format/terminal-safe.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary/summary.js';

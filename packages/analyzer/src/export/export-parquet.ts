@@ -3,7 +3,8 @@
  * compressed, streamed by DuckDB straight from the JSON traces (memory stays bounded), ready for
  * Spark, Dask, pandas or DuckDB at scale.
  */
-import { Duck, loadEvents, sqlString, type DuckOptions } from '../read/duck.js';
+import { Duck, loadEvents, type DuckOptions } from '../read/duck.js';
+import { sqlString } from '../read/read-json.js';
 import { UserError } from '../errors.js';
 import { checkOutputTarget, writeOutput } from '../output/output-file.js';
 

@@ -241,8 +241,6 @@ function copyDoubles(v: unknown, out: NumberArray, at: number, n: number): void 
   else for (let i = 0; i < n; i++) out[at + i] = v.getItem(i) ?? NaN;
 }
 
-export { readJsonSql, sqlIdent, sqlString } from './read-json.js';
-
 /** Something reading left out of the analysis, about one input file. */
 export interface ReadWarning {
   file: string;

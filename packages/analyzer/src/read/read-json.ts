@@ -9,11 +9,6 @@ export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-/** SQL identifier. */
-export function sqlIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
 /**
  * `read_json` over the staged traces as one relation with `columns`, `trace` (the input's index,
  * UINTEGER) and `filename` (the input's path). A line DuckDB cannot read comes back as an all-null

@@ -92,8 +92,14 @@ export const WAIT_NAME_SQL = `((name LIKE '%.iter' AND NOT (cat = 'pipeline' AND
 /** Spans that define windows: their own time is neither work nor waiting. */
 export const WINDOW_SPAN_SQL = `(cat = 'pipeline' OR name LIKE 'ProfilerStep#%' OR name LIKE '%._train' OR name LIKE '%.train_epoch')`;
 
+/** What the epoch and step windows were taken from (`Phases.epoch_source`, `Phases.step_source`). */
+export interface WindowSources {
+  epochSource: Phases['epoch_source'];
+  stepSource: string | null;
+}
+
 /** Build the `win` table: every window, with a global id `wid` and its level; says where epochs and steps came from. */
-export async function buildWindows(duck: Duck): Promise<{ epochSource: Phases['epoch_source']; stepSource: string | null }> {
+export async function buildWindows(duck: Duck): Promise<WindowSources> {
   const X = `ph = 'X' AND NOT coalesce(dev, false) AND ts IS NOT NULL`;
   await duck.run(`CREATE OR REPLACE TABLE win_ep AS
     WITH ep0 AS (
@@ -206,7 +212,7 @@ function medianOf(xs: Float64Array): number {
 export async function computePhases(
   duck: Duck,
   tl: Pick<TimelineResult, 'windows'> & { windowIds: ArrayLike<number> },
-  sources: { epochSource: Phases['epoch_source']; stepSource: string | null },
+  sources: WindowSources,
   opts: { slowest?: number; fmt: (us: number) => string; stepsKept?: number },
 ): Promise<Phases> {
   const { epochSource, stepSource } = sources;

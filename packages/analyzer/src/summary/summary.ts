@@ -23,7 +23,7 @@ import { num } from '../read/numbers.js';
 import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
-import { buildWindows, computePhases, type Phases } from './phases.js';
+import { buildWindows, computePhases, type Phases, type WindowSources } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
 import type { FileTotals } from './timeline/group-totals.js';
@@ -268,7 +268,7 @@ async function addFolded(duck: Duck, files: string[], summary: Summary): Promise
 }
 
 /** The grouped figures, and the interval figures of the pass. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: Awaited<ReturnType<typeof buildWindows>>, metadata: number): Promise<Summary> {
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: WindowSources, metadata: number): Promise<Summary> {
   const top = opts.top ?? 10;
   const { proc, file } = tl.totals;
   let events = 0;

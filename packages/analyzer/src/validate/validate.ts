@@ -32,8 +32,6 @@ import { IdSet } from './id-set.js';
 import { TraceReader } from '../read/lines.js';
 import { FIELD, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, RECORD_SIZE, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
-export type { ProblemExample, ProblemGroup, ProblemKind } from './line-scanner.js';
-
 export interface FileValidation {
   file: string;
   /** Lines read, `[` included. */
