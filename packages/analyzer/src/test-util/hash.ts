@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 /**
  * DFTracer's 16-hex-digit hash of a string (the E2 layout's FH/HH/SH values): the MD5 digest of
  * its UTF-8 bytes, keeping the bytes at even offsets (0, 2, …, 14), each as two lowercase hex
- * digits. The analyzer's own, so that it needs nothing of the tracer at run time.
+ * digits. The test trace writer's own (`trace-writer.test-util.ts`), checked against the tracer's
+ * in `hash.test.ts`, so that the writer stands alone.
  */
 export function dftHash(s: string): string {
   const digest = createHash('md5').update(s, 'utf8').digest();
