@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The public API: ESM + CJS + type declarations; `@dftracer/analyzer/validate` validates without loading DuckDB.
-    entry: { index: 'src/index.ts', validate: 'src/validate-entry.ts' },
+    entry: { index: 'src/index.ts', validate: 'src/validate/validate-entry.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
@@ -15,8 +15,8 @@ export default defineConfig([
   {
     // The `dftracer` bin and the validate worker: ESM only.
     entry: {
-      cli: 'src/cli.ts',
-      'validate-worker': 'src/validate-worker.ts',
+      cli: 'src/cli/cli.ts',
+      'validate-worker': 'src/validate/validate-worker.ts',
     },
     format: ['esm'],
     sourcemap: true,

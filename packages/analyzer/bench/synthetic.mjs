@@ -10,13 +10,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const CACHE = join(tmpdir(), 'dftracer-analyzer-bench-v1');
 
 /**
- * `writeSyntheticTrace` from src/synthetic.test-util.ts: test support, not shipped in dist/, so
+ * `writeSyntheticTrace` from src/test-util/synthetic.test-util.ts: test support, not shipped in dist/, so
  * bundled from its source for this run.
  */
 export async function syntheticWriter() {
   mkdirSync(CACHE, { recursive: true });
   const gen = join(CACHE, 'generator');
   const { build } = await import('tsup');
-  await build({ entry: { synthetic: join(here, '..', 'src', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
+  await build({ entry: { synthetic: join(here, '..', 'src', 'test-util', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
   return (await import(pathToFileURL(join(gen, 'synthetic.mjs')).href)).writeSyntheticTrace;
 }

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { packageReadmeProblems } from '@dftracer/testing';
 import * as analyzer from './index.js';
-import * as validate from './validate-entry.js';
+import * as validate from './validate/validate-entry.js';
 
 // The package's public face: each CLI command as a function, the two error kinds it throws, and
 // terminalSafe (what the summary does to names before a terminal shows them).

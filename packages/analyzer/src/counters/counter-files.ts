@@ -1,4 +1,5 @@
-import { assertCountersRead, readJsonSql, type Duck } from '../duck.js';
+import { assertCountersRead, type Duck } from '../read/duck.js';
+import { readJsonSql } from '../read/read-json.js';
 import { createCounters } from './counter-table.js';
 
 /**

@@ -1,9 +1,10 @@
-import { assertCountersRead, type Duck } from '../duck.js';
-import { readJsonSql } from '../read-json.js';
+import { assertCountersRead, type Duck } from '../read/duck.js';
+import { num } from '../read/numbers.js';
+import { readJsonSql } from '../read/read-json.js';
 import { createCounters } from './counter-table.js';
 // The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
-import { END_ROWS_SQL } from '../run-info.js';
-import { fmtBytes, fmtCount, fmtDuration } from '../format.js';
+import { END_ROWS_SQL } from '../summary/run-info.js';
+import { fmtBytes, fmtCount, fmtDuration } from '../format/numbers.js';
 import { readLeak, type Growth, type LeakReading, type Rise, type StepMark } from './leak.js';
 
 /** Peak and mean of one series over the samples of a process. */
@@ -44,8 +45,6 @@ export interface TfjsMemory {
   /** What follows `tensor leak: `: `none`, `yes, +1 tensor / step … over 3 epochs`, `none proven; rising …`. */
   verdict: string;
 }
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : v == null ? 0 : Number(v));
 
 /** Below these a steady rise is not called a leak (a cache filling, a few counters). */
 const MIN_TENSORS = 3;

@@ -1,4 +1,4 @@
-import type { Duck } from '../duck.js';
+import type { Duck } from '../read/duck.js';
 
 /**
  * Counter samples (`"ph":"C"` records: cat `sys` cpu/memory/event_loop/gc/io, cat `tfjs` memory, and

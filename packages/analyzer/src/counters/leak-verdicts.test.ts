@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { traceFiles } from '@dftracer/testing';
-import { tempDir } from '../fixtures.test-util.js';
-import { summarize } from '../summary.js';
+import { tempDir } from '../test-util/fixtures.test-util.js';
+import { summarize } from '../summary/summary.js';
 
 const PROGRAM = fileURLToPath(new URL('./leak-program.test-util.mjs', import.meta.url));
 const { dir, cleanup } = tempDir();

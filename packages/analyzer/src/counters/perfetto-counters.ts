@@ -1,4 +1,4 @@
-import type { Duck } from '../duck.js';
+import type { Duck } from '../read/duck.js';
 
 /**
  * The counter samples of the loaded `counters` table as Chrome counter events, one per record:

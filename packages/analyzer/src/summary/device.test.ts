@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { summarize, formatSummary } from './summary.js';
+import { tempDir } from '../test-util/fixtures.test-util.js';
+import { TraceWriter } from '../test-util/trace-writer.test-util.js';
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+/**
+ * A call [0, 100) launching two kernels (dispatch [10, 20) and [30, 35) on the thread) that run on
+ * the GPU afterwards: [20, 220) and [220, 270) on the device track `webgpu:0` (COMMON format).
+ */
+function writeGpuTrace(path: string): number {
+  const t0 = 1_770_000_000_000_000;
+  const w = new TraceWriter({ path, pid: 300 });
+  const track = 300_000_001;
+  w.header();
+  w.threadName(track, 'webgpu:0');
+  w.start(t0);
+  const call = w.begin('call', 'compute', t0);
+  const a = w.complete('function.Conv2DBackpropFilter', 'dynamo', t0 + 10, 10, { args: { device_us: 200 } });
+  const b = w.complete('function.Relu', 'dynamo', t0 + 30, 5, { args: { device_us: 50 } });
+  w.exit(call, t0 + 100);
+  w.complete('function.Conv2DBackpropFilter', 'dynamo', t0 + 20, 200, { tid: track, parent: null, args: { device_us: 200, device_track: 'webgpu:0', launch_id: a.id } });
+  w.complete('function.Relu', 'dynamo', t0 + 220, 50, { tid: track, parent: null, args: { device_us: 50, device_track: 'webgpu:0', launch_id: b.id } });
+  w.end(t0 + 270);
+  w.close();
+  return t0;
+}
+
+describe('GPU device time', () => {
+  it('counts device-track kernels as compute (a union with their dispatch), never as host time', async () => {
+    const path = join(dir, 'gpu.pfw.gz');
+    writeGpuTrace(path);
+    const s = await summarize([path], { threads: 1 });
+    expect(s.wall_us).toBe(270);
+    // host compute [0, 100) and device [20, 270): 270, not 100 + 250
+    expect(s.totals.compute_us).toBe(270);
+    expect(s.phases.totals.compute_us).toBe(270);
+    expect(s.phases.totals.idle_us).toBe(0);
+    // host tables: each kernel once, with its dispatch time
+    const relu = s.by_name.find((n) => n.name === 'function.Relu')!;
+    expect(relu).toMatchObject({ count: 1, total_us: 5, busy_us: 5, self_us: 5 });
+    expect(s.by_cat.find((c) => c.cat === 'dynamo')).toMatchObject({ count: 2, total_us: 15 });
+    expect(s.top_events.every((e) => e.tid !== 300_000_001)).toBe(true);
+    // the device line
+    expect(s.device).toMatchObject({ tracks: ['webgpu:0'], events: 2, busy_us: 250, source: 'device-track' });
+    expect(s.device!.kernels).toEqual([
+      { cat: 'dynamo', name: 'function.Conv2DBackpropFilter', count: 1, device_us: 200 },
+      { cat: 'dynamo', name: 'function.Relu', count: 1, device_us: 50 },
+    ]);
+    expect(formatSummary(s)).toMatch(/device: busy 250 µs \(92\.6% of wall\) on webgpu:0; top kernels by device time: function\.Conv2DBackpropFilter 200 µs, function\.Relu 50 µs/);
+  });
+
+  it('has no device line without device time', async () => {
+    const path = join(dir, 'cpu.pfw');
+    const w = new TraceWriter({ path, pid: 301 });
+    w.header();
+    w.start(1000);
+    w.complete('forward', 'compute', 1000, 10);
+    w.end(1010);
+    w.close();
+    const s = await summarize([path], { threads: 1 });
+    expect(s.device).toBeNull();
+    expect(formatSummary(s)).not.toMatch(/device:/);
+  });
+});

@@ -1,0 +1,57 @@
+import type { Duck } from '../read/duck.js';
+import { readJsonSql } from '../read/read-json.js';
+
+/**
+ * What each process's `end` event says about its run (DFTracer 2.2's `end` args): the integrations
+ * that produced events (`used`), the user's metadata (`app`) and the effective settings (`cfg`).
+ * Traces written before these args existed give empty ones.
+ */
+export interface RunInfo {
+  pid: number;
+  used: string[];
+  app: Record<string, unknown>;
+  cfg: Record<string, unknown>;
+}
+
+/** SQL for the rows this module reads: the `end` events (a scan that already has them may keep them). */
+export const END_ROWS_SQL = "(ph = 'X' AND name = 'end' AND cat = 'dftracer')";
+
+const object = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/**
+ * The `end` events' descriptions, one per process. `table` names a table with the columns pid, ph,
+ * name, cat, args (JSON) already holding them (the counter scan's); without it the traces are read.
+ */
+export async function readRunInfo(duck: Duck, files: string[], table?: string): Promise<RunInfo[]> {
+  const src = table ?? `(${readJsonSql(duck.stagedFor(files), { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', ph: 'VARCHAR', args: 'JSON' })})`;
+  const rows = await duck.all(`SELECT pid, args::VARCHAR AS args FROM ${src} WHERE ${END_ROWS_SQL} ORDER BY pid`);
+  return rows.map((r) => {
+    const args = object(JSON.parse(String(r.args ?? '{}')));
+    return {
+      pid: Number(r.pid),
+      used: Array.isArray(args.used) ? args.used.map(String) : [],
+      app: object(args.app),
+      cfg: object(args.cfg),
+    };
+  });
+}
+
+const shown = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * One line: the integrations used (all processes), the app metadata (a key whose processes
+ * disagree shows each value, `|`-separated) and whether aggregation folded events.
+ */
+export function formatRunInfo(all: readonly RunInfo[]): string | null {
+  // traces written before `end` described the run say nothing here
+  const runs = all.filter((r) => r.used.length > 0 || Object.keys(r.app).length > 0 || Object.keys(r.cfg).length > 0);
+  if (runs.length === 0) return null;
+  const used = [...new Set(runs.flatMap((r) => r.used))].sort();
+  const app = new Map<string, Set<string>>();
+  for (const r of runs) for (const [k, v] of Object.entries(r.app)) (app.get(k) ?? app.set(k, new Set()).get(k)!).add(shown(v));
+  const aggregated = runs.filter((r) => r.cfg.aggregation_enable === true);
+  const parts = [`used ${used.length ? used.join(', ') : 'none recorded'}`];
+  if (app.size) parts.push(`app ${[...app].map(([k, vs]) => `${k}=${[...vs].join('|')}`).join(', ')}`);
+  if (aggregated.length) parts.push(`aggregation on (${[...new Set(aggregated.map((r) => `${shown(r.cfg.trace_interval_ms)} ms`))].join('|')} intervals)`);
+  return `run: ${parts.join('; ')}`;
+}

@@ -1,0 +1,121 @@
+/**
+ * Feeds `TimelineSweep` from the loaded `ev` table: names and categories interned once as small
+ * integers (`tl_keys`), processes numbered (`tl_procs`), and the events streamed out of DuckDB
+ * sorted by (process, start) in chunks of numeric columns — DuckDB sorts (in parallel, spilling to
+ * its temp directory), the sweep holds only what runs at the current time.
+ */
+import type { Duck } from '../../read/duck.js';
+import { num } from '../../read/numbers.js';
+import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
+import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
+import { GroupTotals, type GroupTotalsResult } from './group-totals.js';
+
+export interface Timeline extends TimelineResult {
+  /** Per process (by index) and per file (`fdir.fid`): the plain totals of the same pass. */
+  totals: GroupTotalsResult;
+  /** Per process: whether its pid is null (its events have none). */
+  procPidNull: Uint8Array;
+  /** (cat, name) of each key, and the category names. */
+  keyCat: Array<string | null>;
+  keyName: string[];
+  catNames: Array<string | null>;
+  /** Process index → (trace, pid as coalesce(pid, -1)): every process with a complete event, in (trace, pid) order. */
+  procTrace: number[];
+  procPid: number[];
+  /** The `wid` of each window, in the order of `windows`' figures. */
+  windowIds: Float64Array;
+}
+
+/**
+ * Interns keys and processes. Needs `ev`, `fdir` (file directories) and `win` (windows, with
+ * `level`, `trace`, `pk`, `ws`, `we`); makes `tl_keys`, `tl_cats` and `tl_procs`.
+ */
+async function intern(duck: Duck): Promise<{ keys: TimelineKeys; keyCat: Array<string | null>; keyName: string[]; catNames: Array<string | null>; procTrace: number[]; procPid: number[]; procPidNull: Uint8Array }> {
+  await duck.run(`CREATE OR REPLACE TABLE tl_cats AS
+    SELECT (row_number() OVER (ORDER BY cat) - 1)::INTEGER AS c, cat FROM (SELECT DISTINCT cat FROM ev WHERE ph = 'X')`);
+  await duck.run(`CREATE OR REPLACE TABLE tl_keys AS
+    SELECT (row_number() OVER (ORDER BY k.cat, k.name) - 1)::INTEGER AS k, k.*, c.c FROM (
+      SELECT cat, name, (cat <> 'dftracer') IS TRUE AS host, ${WAIT_NAME_SQL} IS TRUE AS wait,
+        (${WINDOW_SPAN_SQL} IS FALSE AND ${WAIT_NAME_SQL} IS FALSE) AS other
+      FROM (SELECT DISTINCT cat, name FROM ev WHERE ph = 'X')
+    ) k JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM k.cat`);
+  // every process with a complete event (with a start or not: the totals count them all)
+  await duck.run(`CREATE OR REPLACE TABLE tl_procs AS
+    SELECT (row_number() OVER (ORDER BY trace, pk) - 1)::INTEGER AS g, trace, pk, pid_null FROM (
+      SELECT trace, coalesce(pid, -1) AS pk, bool_or(pid IS NULL) AS pid_null FROM ev WHERE ph = 'X' GROUP BY ALL)`);
+  const rows = await duck.all(`SELECT k, cat, name, c, host, wait, other FROM tl_keys ORDER BY k`);
+  const cats = await duck.all(`SELECT c, cat FROM tl_cats ORDER BY c`);
+  const procs = await duck.all(`SELECT g, trace, pk, pid_null FROM tl_procs ORDER BY g`);
+  const n = rows.length;
+  const keys: TimelineKeys = { cat: new Int32Array(n), cats: cats.length, host: new Uint8Array(n), wait: new Uint8Array(n), other: new Uint8Array(n) };
+  rows.forEach((r, k) => {
+    keys.cat[k] = num(r.c);
+    keys.host[k] = r.host ? 1 : 0;
+    keys.wait[k] = r.wait ? 1 : 0;
+    keys.other[k] = r.other ? 1 : 0;
+  });
+  return {
+    keys,
+    keyCat: rows.map((r) => (r.cat == null ? null : String(r.cat))),
+    keyName: rows.map((r) => String(r.name)),
+    catNames: cats.map((r) => (r.cat == null ? null : String(r.cat))),
+    procTrace: procs.map((r) => num(r.trace)),
+    procPid: procs.map((r) => num(r.pk)),
+    procPidNull: Uint8Array.from(procs, (r) => (r.pid_null ? 1 : 0)),
+  };
+}
+
+/** The windows of `win` by process and level, in the sweep's order (`TimelineWindows`), with their `wid`. */
+async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Float64Array }> {
+  const F = Float64Array;
+  const { rows, columns } = await duck.numbers(
+    `SELECT p.g::DOUBLE, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE AS l, w.ws::DOUBLE, w.we::DOUBLE, w.wid::DOUBLE
+     FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk ORDER BY 1, 2, 3`,
+    [F, F, F, F, F],
+  );
+  const [g, l, ws, we, wid] = columns;
+  const at = new Int32Array(3 * processes + 1);
+  for (let i = 0; i < rows; i++) at[3 * g[i]! + l[i]! + 1]!++;
+  for (let i = 1; i < at.length; i++) at[i]! += at[i - 1]!;
+  return { at, ws, we, wid };
+}
+
+/**
+ * The one pass over the loaded events. `nest`: events without p_idx nest by time on their thread.
+ */
+export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: (swept: number) => void }): Promise<Timeline> {
+  const k = await intern(duck);
+  // fdir's did are dense from 1 (dense_rank): index = did − 1; its fid dense from 0
+  const { columns: [fileDid] } = await duck.numbers(`SELECT did::DOUBLE FROM fdir ORDER BY fid`, [Int32Array]);
+  const fileDir = fileDid.map((did) => did - 1);
+  const dirs = fileDid.reduce((a, b) => Math.max(a, b), 0);
+  const w = await windows(duck, k.procTrace.length);
+  const sweep = new TimelineSweep({ keys: k.keys, dirs, fileDir, processes: k.procTrace.length, windows: w, nest: opts.nest });
+  const totals = new GroupTotals(k.procTrace.length, fileDid.length);
+  // sorted in narrow types (DuckDB sorts the rows it carries: half the bytes spill half as much), read out as DOUBLE
+  const nan = `'NaN'::DOUBLE`;
+  const sql = `SELECT g::DOUBLE, coalesce(ts::DOUBLE, ${nan}), coalesce(te::DOUBLE, ${nan}), coalesce(tid::DOUBLE, ${nan}), id::DOUBLE, parent::DOUBLE, k::DOUBLE, kind::DOUBLE, bits::DOUBLE, bytes::DOUBLE, fid::DOUBLE FROM (
+    SELECT p.g, e.ts, e.ts + coalesce(e.dur, 0) AS te, e.tid,
+      coalesce(e.id, -1) AS id, coalesce(e.p_idx, -2) AS parent, t.k::INTEGER AS k, e.kind,
+      (coalesce(e.dev, false)::UTINYINT + 2 * (e.dur IS NULL)::UTINYINT + 4 * e.op)::UTINYINT AS bits, e.bytes,
+      (CASE WHEN e.kind = 1 THEN coalesce(d.fid, -1) ELSE -1 END)::INTEGER AS fid
+    FROM ev e
+    JOIN tl_procs p ON p.trace = e.trace AND p.pk = coalesce(e.pid, -1)
+    JOIN tl_keys t ON t.cat IS NOT DISTINCT FROM e.cat AND t.name = e.name
+    -- (a condition on e beside the key makes DuckDB's LEFT JOIN several times slower)
+    LEFT JOIN fdir d ON d.fhash = e.fhash
+    WHERE e.ph = 'X'
+    ORDER BY p.g, e.ts NULLS LAST, te DESC)`;
+  let swept = 0;
+  let chunks = 0;
+  await duck.chunks(sql, 11, (cols, rows) => {
+    const [g, ts, te, tid, id, parent, key, kind, bits, bytes, fid] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, bits, bytes, fid };
+    sweep.push(chunk);
+    totals.push(chunk);
+    swept += rows;
+    // every 64 chunks (about 131 000 events)
+    if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
+  });
+  return { ...sweep.finish(), totals: totals.finish(), procPidNull: k.procPidNull, keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid, windowIds: w.wid };
+}
