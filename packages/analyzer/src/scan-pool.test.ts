@@ -42,7 +42,7 @@ describe('ScanPool on worker threads', () => {
     let answer: ChunkResult | undefined;
     void pool.scan(new TextEncoder().encode(text), true).then((r) => (answer = r));
     expect(pool.inFlight).toBe(3);
-    // before the workers can have answered anything (they are still starting)
+    // in the same turn of the event loop as the scan: no answer can have been read yet
     await pool.close();
     expect(pool.inFlight).toBe(0);
     expect(answer).toBeDefined();
