@@ -21,8 +21,15 @@ afterAll(() => {
 const STEPS = 2;
 const BATCH = 1;
 
+/**
+ * A turn of the event loop. Each training step is over a CPU second of tfjs' JavaScript kernels;
+ * run back to back with no turn between them, on a busy machine the steps kept vitest's worker
+ * from reading its runner's replies for over a minute, and the run failed on its RPC timeout.
+ */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
 /** A few steps of the seed's training loop: Adam on cross-entropy, the forward pass compiled. */
-function train(name: string, autograd: boolean) {
+async function train(name: string, autograd: boolean) {
   const model = convNet();
   const optimizer = tf.train.adam(1e-3);
   const m = compile(model, { backend: createBackend({ name, autograd }) });
@@ -31,10 +38,12 @@ function train(name: string, autograd: boolean) {
   const losses: number[] = [];
   const predicted = m.predict(x) as tf.Tensor;
   for (let step = 0; step < STEPS; step++) {
+    await turn();
     const loss = optimizer.minimize(() => tf.losses.softmaxCrossEntropy(y, m.apply(x, { training: true }) as tf.Tensor) as tf.Scalar, true)!;
     losses.push(loss.dataSync()[0]!);
     loss.dispose();
   }
+  await turn();
   return { model, m, x, y, optimizer, losses, predicted };
 }
 
@@ -48,7 +57,7 @@ function isDescendant(events: TraceEvent[], e: TraceEvent, call: TraceEvent): bo
 
 describe('autograd', () => {
   it('traces the backward kernels of optimizer.minimize with grad_enabled 1 when autograd is on', async () => {
-    const run = train('convnet', true);
+    const run = await train('convnet', true);
     expect(run.losses.every(Number.isFinite)).toBe(true);
     // The profiler's list of the same training step: every kernel tfjs ran, loss and Adam included.
     const all = await profiledKernels(() => run.optimizer.minimize(() => tf.losses.softmaxCrossEntropy(run.y, run.m.apply(run.x, { training: true }) as tf.Tensor) as tf.Scalar, true)!);
@@ -98,8 +107,8 @@ describe('autograd', () => {
     });
   });
 
-  it('traces forward kernels only when autograd is off', () => {
-    const run = train('forwardonly', false);
+  it('traces forward kernels only when autograd is off', async () => {
+    const run = await train('forwardonly', false);
     expect(run.losses.every(Number.isFinite)).toBe(true);
     checks.push((events) => {
       const applies = calls(events, 'forwardonly.ConvNet.apply');

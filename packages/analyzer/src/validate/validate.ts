@@ -18,19 +18,17 @@
  *   run's ids, parents, tracks and lifecycle are checked on their own;
  * - gzip: truncated or corrupt members.
  *
- * Pipeline: decompression (libuv thread pool) → chunks of whole lines → `LineScanner` (worker
+ * Pipeline: decompression (libuv thread pool) → chunks of whole lines → `LineScanner` (scan-pool.ts: worker
  * threads, in parallel) → compact records → `SemanticChecker` (main thread, in file order).
  * Memory is bounded: the checker keeps open parents, recent events, hash tables, an id bitset and
  * per-track stacks of top-level slices, not the events.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { EntityCheck, type EntityHits } from './entity-check.js';
 import { IdSet } from './id-set.js';
 import { TraceReader } from '../read/lines.js';
-import { FIELD, FLAG_CLOSE, FLAG_META, FLAG_OPEN, LineScanner, NS_NAMES, QUIRK_TEXT, RECORD_SIZE, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+import { ScanPool } from './scan-pool.js';
+import { FIELD, FLAG_CLOSE, FLAG_META, FLAG_OPEN, NS_NAMES, QUIRK_TEXT, RECORD_SIZE, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
 
 export interface FileValidation {
   file: string;
@@ -638,111 +636,6 @@ export class SemanticChecker {
   }
 }
 
-// ---- scanning: on worker threads, or on the main thread ----------------------------------------
-
-interface ScanJob {
-  resolve: (r: ChunkResult) => void;
-  reject: (e: Error) => void;
-}
-
-/** Scans chunks on worker threads, round-robin; results come back in submission order. */
-export class ScanPool {
-  private readonly workers: Worker[] = [];
-  private readonly queues: ScanJob[][] = [];
-  private next = 0;
-  private readonly local: LineScanner | null;
-  /** Chunk buffers back from the workers, for `buffer()` to reuse (less garbage to collect). */
-  private readonly free: ArrayBuffer[] = [];
-
-  constructor(threads: number, maxExamples = 3) {
-    const script = workerScript();
-    if (threads > 0 && script) {
-      for (let i = 0; i < threads; i++) {
-        const w = new Worker(script, { workerData: { maxExamples } });
-        const q: ScanJob[] = [];
-        w.on('message', (m: { r: ChunkResult; buf: ArrayBuffer }) => {
-          if (m.buf.byteLength > 0 && this.free.length < 16) this.free.push(m.buf);
-          q.shift()?.resolve(m.r);
-          if (q.length === 0) w.unref(); // idle workers must not keep the process alive
-        });
-        w.on('error', (e) => {
-          for (const j of q.splice(0)) j.reject(e);
-        });
-        w.unref();
-        this.workers.push(w);
-        this.queues.push(q);
-      }
-    }
-    this.local = this.workers.length === 0 ? new LineScanner(maxExamples) : null;
-  }
-
-  get threads(): number {
-    return this.workers.length;
-  }
-
-  /** A buffer of `n` bytes to fill and hand to `scan()`: reused memory when there is some. */
-  buffer(n: number): Uint8Array {
-    for (let i = this.free.length - 1; i >= 0; i--) {
-      const ab = this.free[i]!;
-      if (ab.byteLength >= n) {
-        this.free.splice(i, 1);
-        return new Uint8Array(ab, 0, n);
-      }
-    }
-    return new Uint8Array(new ArrayBuffer(Math.max(n, CHUNK_ALLOC)), 0, n);
-  }
-
-  /** Chunks a caller may have in flight before awaiting the oldest (1 without workers: records are views). */
-  get depth(): number {
-    return this.local ? 1 : this.workers.length * 2;
-  }
-
-  /**
-   * Scan `buf` (whole lines, ending with `\n`; its memory is handed over). `first`: it starts a
-   * file, so every worker forgets the previous file's hashes first. Results resolve in order.
-   */
-  scan(buf: Uint8Array, first: boolean): Promise<ChunkResult> {
-    if (this.local) {
-      // scanned right here: the records are read before the next scan, the buffer is free again
-      const r = this.local.scanChunk(buf, first, { copyRecords: false });
-      if (buf.byteOffset === 0 && this.free.length < 4) this.free.push(buf.buffer as ArrayBuffer);
-      return Promise.resolve(r);
-    }
-    // every worker must learn that a new file starts: tell them all with an empty chunk
-    if (first) {
-      for (let i = 0; i < this.workers.length; i++) {
-        const k = (this.next + i) % this.workers.length;
-        if (i > 0) void this.post(k, new Uint8Array(0), true);
-      }
-    }
-    const k = this.next;
-    this.next = (this.next + 1) % this.workers.length;
-    return this.post(k, buf, first);
-  }
-
-  private post(k: number, buf: Uint8Array, first: boolean): Promise<ChunkResult> {
-    return new Promise<ChunkResult>((resolve, reject) => {
-      this.queues[k]!.push({ resolve, reject });
-      this.workers[k]!.ref();
-      this.workers[k]!.postMessage({ buf, first }, buf.byteLength > 0 ? [buf.buffer as ArrayBuffer] : []);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-  }
-}
-
-/** The built worker script next to this module, if there is one (not when running from sources). */
-function workerScript(): URL | null {
-  try {
-    const url = new URL('./validate-worker.js', import.meta.url);
-    return existsSync(fileURLToPath(url)) ? url : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Validate one file, streaming. Never throws for bad content; throws for unreadable files. */
 export async function validateFile(file: string, pool: ScanPool, opts: ValidateOptions = {}): Promise<FileValidation> {
   const checker = new SemanticChecker(file, opts);
@@ -799,9 +692,6 @@ export async function validateFile(file: string, pool: ScanPool, opts: ValidateO
   const out = reader.outcome;
   return checker.finish({ bytesIn: out.bytesIn, bytesOut: out.bytesOut, unterminated, closeNoNewline, strict: opts.strict === true, ...(out.gzipError ? { gzipError: out.gzipError } : {}) });
 }
-
-/** Size of chunk buffers: a decompressed chunk (1 MiB) plus room for a carried partial line. */
-const CHUNK_ALLOC = (1 << 20) + (64 << 10);
 
 /** `a` followed by `b[s, e)`, in a buffer of its own (transferable to a worker). */
 function concat(pool: ScanPool | null, a: Uint8Array | null, b: Uint8Array, s: number, e: number): Uint8Array {
