@@ -12,7 +12,11 @@ import { start, writeModule } from '../test-util/node-process.test-util.js';
  * always flushing. It runs in a child process, so that an abort fails the test.
  */
 const ROUNDS = 50;
-const MAX_GAP_MS = 100;
+/**
+ * The longest the program's traced calls may sleep: a dead worker's lock is seen dead within
+ * LOCK_WAIT_MS (the stall this guards against was the 2 s stale-lock wait).
+ */
+const MAX_SLEEP_MS = 100;
 /** About 10 s each on an idle 2-core machine; far more where other jobs share it. */
 const TIMEOUT_MS = 200_000;
 
@@ -37,20 +41,27 @@ import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 initializeLog({ logFile: process.env.LOG_FILE });
 const tick = dftFn('main').log(function tick(step) { return step; });
-// The main thread's time runnable but not running (ms): what other jobs on the machine cost it.
-const runDelay = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
-let last = performance.now(), lastDelay = runDelay(), maxGap = 0, maxCall = 0, ticks = 0;
+// The main thread's time on the CPU and runnable but not running (ms): schedstat's first two
+// fields. What is neither is time it slept: waiting on a lock, a queue, a mutex.
+const schedstat = () => readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ');
+const onCpu = (s) => Number(s[0]) / 1e6;
+const runDelay = (s) => Number(s[1]) / 1e6;
+let last = performance.now(), lastStat = schedstat(), maxGap = 0, maxCall = 0, maxCallSleep = 0, ticks = 0;
 const timer = setInterval(() => {
   const t = performance.now();
-  const delay = runDelay();
-  maxGap = Math.max(maxGap, t - last - (delay - lastDelay));
+  const stat = schedstat();
+  maxGap = Math.max(maxGap, t - last - (runDelay(stat) - runDelay(lastStat)));
   last = t;
-  lastDelay = delay;
+  lastStat = stat;
   for (let i = 0; i < 5; i++) {
     const a = performance.now();
     tick(ticks++);
     maxCall = Math.max(maxCall, performance.now() - a);
   }
+  // The traced calls' time asleep: what the tracer made the program wait for (a lock, the
+  // writer's queue), not what the machine's other jobs cost it.
+  const after = schedstat();
+  maxCallSleep = Math.max(maxCallSleep, performance.now() - t - (onCpu(after) - onCpu(stat)) - (runDelay(after) - runDelay(stat)));
 }, 2);
 const exiting = process.env.MODE === 'exit';
 const workers = {};
@@ -71,30 +82,42 @@ for (let r = 0; r < ${ROUNDS}; r++) {
 }
 clearInterval(timer);
 finalize();
-console.log(JSON.stringify({ maxGap, maxCall, ticks, workers }));
+console.log(JSON.stringify({ maxGap, maxCall, maxCallSleep, ticks, workers }));
 `;
 
 interface Outcome {
   /**
    * The longest stretch between the main thread's 2 ms ticks less the time the scheduler held it
-   * off the CPU meanwhile (a wait on a lock or a full queue stays in it), and the longest traced
-   * call, ms.
+   * off the CPU meanwhile, and the longest traced call, ms (reported, not bounded: both include
+   * waits in Node's own worker machinery, which the untraced program has too, longer the busier
+   * the machine).
    */
   maxGap: number;
   maxCall: number;
+  /**
+   * The longest time the main thread slept inside a batch of traced calls, ms: wall time less
+   * its time on the CPU and runnable (schedstat). A wait on the file's lock or the writer's queue
+   * is sleep; the machine's other jobs taking the CPU are not, nor (single-threaded GC) is a
+   * collection.
+   */
+  maxCallSleep: number;
   ticks: number;
   /** tid → the events the worker traced before process.exit() (0: it was terminated). */
   workers: Record<string, number>;
 }
 
 /**
- * Runs the program traced (or not: the control); returns its outcome and its directory. Not
+ * Runs the program traced; returns its outcome and its directory. Not
  * spawnSync: a minute-long blocking call starves the test runner's own messages.
  */
-async function spawnProgram(mode: 'terminate' | 'exit', traced: boolean): Promise<{ out: Outcome; dir: string }> {
+async function spawnProgram(mode: 'terminate' | 'exit'): Promise<{ out: Outcome; dir: string }> {
   const dir = tempDir('dft-wterm-');
   const worker = writeModule(dir, WORKER, 'worker.mjs');
-  const run = start(writeModule(dir, program(worker)), { DFTRACER_ENABLE: traced ? '1' : '0', DFTRACER_DISABLE_IO: '1', DFTRACER_WRITE_BUFFER_SIZE: '4096', DFTRACER_COUNTERS_INTERVAL_MS: '10', LOG_FILE: join(dir, 'wterm'), MODE: mode });
+  // Single-threaded GC: a collection's time is then the main thread's CPU time. With parallel GC
+  // the main thread sleeps while it waits for V8's helper threads, for as long as a busy machine
+  // keeps them off the CPU (over 200 ms beside two CPU hogs): sleep that is not the tracer's.
+  const env = { DFTRACER_ENABLE: '1', DFTRACER_DISABLE_IO: '1', DFTRACER_WRITE_BUFFER_SIZE: '4096', DFTRACER_COUNTERS_INTERVAL_MS: '10', LOG_FILE: join(dir, 'wterm'), MODE: mode };
+  const run = start(writeModule(dir, program(worker)), env, ['--single-threaded-gc']);
   // A hundred worker starts: a machine shared with other jobs may take minutes.
   const kill = setTimeout(() => run.child.kill('SIGKILL'), TIMEOUT_MS - 10_000);
   const r = await run.exited;
@@ -106,19 +129,8 @@ async function spawnProgram(mode: 'terminate' | 'exit', traced: boolean): Promis
   return { out: JSON.parse(r.stdout) as Outcome, dir };
 }
 
-/**
- * The longest main-thread gap allowed: MAX_GAP_MS, or where the untraced program itself stops
- * longer between its ticks while running (workers starting and dying on a busy machine), twice
- * that. The stall this guards against was the 2 s stale-lock wait.
- */
-let control: number | null = null;
-async function gapBound(): Promise<number> {
-  control ??= (await spawnProgram('terminate', false)).out.maxGap;
-  return Math.max(MAX_GAP_MS, 2 * control);
-}
-
 async function run(mode: 'terminate' | 'exit') {
-  const { out, dir } = await spawnProgram(mode, true);
+  const { out, dir } = await spawnProgram(mode);
   expect(Object.keys(out.workers)).toHaveLength(2 * ROUNDS);
   const t = readTrace(traceFiles(dir)[0]!);
   expect(traceProblems(t)).toEqual([]);
@@ -148,8 +160,7 @@ function stepsByTid(events: readonly TraceEvent[]): Map<number, number[]> {
 describe('traced worker threads that die mid-write', () => {
   it('terminated a hundred times: no crash, the main thread never waits, the trace is valid and loses only what the dead had not written', async () => {
     const { out, steps } = await run('terminate');
-    const bound = await gapBound();
-    expect(out.maxGap, `longest traced call ${out.maxCall} ms; untraced ${control} ms`).toBeLessThan(bound);
+    expect(out.maxCallSleep, `longest traced call ${out.maxCall} ms, longest gap ${out.maxGap} ms`).toBeLessThan(MAX_SLEEP_MS);
     // Each worker's events are a gap-free prefix of what it traced: its batches reached the file
     // whole and in order, up to the one it was writing or filling when it died.
     for (const [tid, s] of steps) {
@@ -162,8 +173,7 @@ describe('traced worker threads that die mid-write', () => {
 
   it('process.exit() inside a hundred traced workers: no crash, no wait, every event the workers traced is written', async () => {
     const { out, steps } = await run('exit');
-    const bound = await gapBound();
-    expect(out.maxGap, `longest traced call ${out.maxCall} ms; untraced ${control} ms`).toBeLessThan(bound);
+    expect(out.maxCallSleep, `longest traced call ${out.maxCall} ms, longest gap ${out.maxGap} ms`).toBeLessThan(MAX_SLEEP_MS);
     // process.exit() runs the worker's exit hook, which hands over everything it buffered.
     for (const [tid, n] of Object.entries(out.workers)) expect(steps.get(Number(tid))?.length ?? 0, `worker ${tid}`).toBe(n);
   }, TIMEOUT_MS);
