@@ -14,6 +14,7 @@ import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from './counters/counter-table.js';
 import { TRACE_TYPES } from './layout22.js';
 import { assertAllRead, ReadShortError, stageTraces, type StagedTrace } from './staging.js';
+import { END_ROWS_SQL } from './run-info.js';
 
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
@@ -359,7 +360,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
     // convert would be dropped by ignore_errors
     // dft_cnt and the *_sum/_min fields: aggregated records (DFTracer 2.2's ph 3, our "C" with dft_cnt);
     // as text, cast below: a value that does not convert must not drop its line
-    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR, dft_cnt VARCHAR, dur VARCHAR, dur_sum VARCHAR, ret_sum VARCHAR, count_sum VARCHAR, size_min VARCHAR, size_max VARCHAR)',
+    args: 'STRUCT(fhash VARCHAR, fname VARCHAR, ret BIGINT, "size" BIGINT, "count" BIGINT, p_idx BIGINT, "name" VARCHAR, "value" VARCHAR, step VARCHAR, epoch VARCHAR, device_track VARCHAR, device_us VARCHAR, dft_cnt VARCHAR, dur VARCHAR, dur_sum VARCHAR, ret_sum VARCHAR, count_sum VARCHAR, size_min VARCHAR, size_max VARCHAR, used JSON, app JSON, cfg JSON)',
   };
   const staged = await duck.stage(files);
   const src = readJsonSql(staged, columns);
@@ -382,7 +383,9 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
       args.name AS aname, args.value AS avalue,
       TRY_CAST(args.step AS BIGINT) AS step, TRY_CAST(args.epoch AS BIGINT) AS epoch,
       -- GPU work on a device track: compute, never host time
-      args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us
+      args.device_track IS NOT NULL AS dev, args.device_track AS device_track, TRY_CAST(args.device_us AS BIGINT) AS device_us,
+      -- what the \`end\` event says about the run (run-info.ts), kept here rather than read again
+      CASE WHEN ${END_ROWS_SQL} THEN json_object('used', args.used, 'app', args.app, 'cfg', args.cfg)::VARCHAR END AS run_args
     FROM (${src}) s`;
   await duck.run(`CREATE OR REPLACE TABLE ev AS ${select(src)}`);
   const report = await checkLoaded(duck, 'ev', staged, 'DuckDB\'s read of the trace');

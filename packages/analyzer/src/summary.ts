@@ -226,8 +226,7 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   const counted = num(np?.counters) > 0;
   if (counted) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
-  // the counter scan kept the `end` events; without counters they are read on their own
-  summary.runs = await readRunInfo(duck, files, counted ? 'counter_src' : undefined);
+  summary.runs = await readRunInfo(duck);
   return summary;
 }
 
