@@ -112,6 +112,7 @@ export class Duck {
       preserve_insertion_order: 'false',
       // freed memory goes back to the system as the scan runs, not at its end: 40–60 MiB less peak RSS
       allocator_background_threads: 'true',
+      ...(process.env.SP33_FLUSH ? { allocator_flush_threshold: process.env.SP33_FLUSH } : {}),
       enable_external_access: 'true',
     });
     const conn = await instance.connect();

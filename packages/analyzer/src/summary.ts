@@ -22,6 +22,7 @@ import { Duck, loadTraces, type ReadWarning, type Row } from './duck.js';
 import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
+import { nameQuantiles, type NameQuantiles } from './name-quantiles.js';
 import { keptNameSql, NAMES_KEPT, NAME_RANK, rankNames, type NamesLeftOut } from './name-rank.js';
 import { buildWindows, computePhases, type Phases } from './phases.js';
 import { formatPhases } from './phases-format.js';
@@ -283,17 +284,17 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const exact = events <= EXACT_QUANTILE_MAX;
   // the names kept one by one (the rest are counted in `names_left_out`, and in their categories)
   const where = `${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} AND ${keptNameSql('ev')}`;
-  const quantiles = exact
-    ? `SELECT cat, name, ${quantileFromHistogramSql(0.5)} AS p50_us, ${quantileFromHistogramSql(0.99)} AS p99_us FROM (
-        SELECT *, sum(c) OVER (PARTITION BY cat, name ORDER BY dur ROWS UNBOUNDED PRECEDING) AS cum, sum(c) OVER (PARTITION BY cat, name) AS n
-        FROM (SELECT cat, name, dur, count(*) AS c FROM ev WHERE ${where} AND dur IS NOT NULL GROUP BY cat, name, dur)
-      ) GROUP BY cat, name`
-    : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
-  const nameRows = await duck.all(`SELECT a.*, q.p50_us, q.p99_us FROM (
+  // beyond EXACT_QUANTILE_MAX, t-digest estimates in SQL; else exact, streamed per name (name-quantiles.ts)
+  const approx = exact ? '' : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
+  const nameRows = await duck.all(`SELECT a.*${exact ? '' : ', q.p50_us, q.p99_us'} FROM (
       SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us, min(dur) AS min_us, max(dur) AS max_us
       FROM ev WHERE ${where} GROUP BY cat, name
-    ) a LEFT JOIN (${quantiles}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name
+    ) a ${exact ? '' : `LEFT JOIN (${approx}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name`}
     ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
+  const keyOf = new Map<string, number>();
+  tl.keyName.forEach((name, k) => name !== null && keyOf.set(`${String(tl.keyCat[k])}\u0000${name}`, k));
+  const quantiles = exact ? await nameQuantiles(duck, `e.ph = 'X' AND NOT coalesce(e.dev, false)`) : new Map<number, NameQuantiles>();
+  const quantile = (r: Row, p: 'p50_us' | 'p99_us') => (exact ? (quantiles.get(keyOf.get(`${String(r.cat)}\u0000${String(r.name)}`) ?? -1)?.[p] ?? 0) : num(r[p]));
   const ft = await fileTable(duck);
   const fileRows = topFiles(ft, file, Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT)));
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
@@ -314,8 +315,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
       self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
       mean_us: num(r.mean_us),
-      p50_us: num(r.p50_us),
-      p99_us: num(r.p99_us),
+      p50_us: quantile(r, 'p50_us'),
+      p99_us: quantile(r, 'p99_us'),
       min_us: num(r.min_us),
       max_us: num(r.max_us),
     }),
@@ -452,17 +453,6 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     ANTI JOIN (SELECT DISTINCT trace, pid, parent AS id FROM ch) c ON c.trace = p.trace AND c.pid IS NOT DISTINCT FROM p.pid AND c.id = p.id
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
-
-/**
- * SQL: quantile q of a histogram's rows (dur, c; cum = count up to dur, n = all), interpolated
- * between the two values around (n − 1)·q exactly as DuckDB's quantile_cont does.
- */
-function quantileFromHistogramSql(q: number): string {
-  const h = `((n - 1) * ${q})`;
-  const lo = `min(dur) FILTER (WHERE cum > floor(${h}))::DOUBLE`;
-  const hi = `min(dur) FILTER (WHERE cum > ceil(${h}))::DOUBLE`;
-  return `(${lo} + (${hi} - ${lo}) * (any_value(${h}) - floor(any_value(${h}))))`;
-}
 
 async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
   return (
