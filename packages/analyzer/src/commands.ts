@@ -209,8 +209,8 @@ Options:
 // ---- summary -------------------------------------------------------------------------------------
 
 const ENGINE_HELP = `  --threads N        DuckDB threads (default and at most: one per core)
-  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 256MB); it spills to a
-                     temporary directory beyond that`;
+  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 64MB + 48MB a thread, at
+                     least 160MB); it spills to a temporary directory beyond that`;
 
 const summary: Command = {
   name: 'summary',

@@ -265,13 +265,14 @@ export async function computePhases(
   const steps: Phase[] = [];
   const stepRows: number[] = [];
   // every step's figures, one column per figure (filled once: no object per step beyond those kept)
-  const stepFigs = FIGURES.map(() => [] as number[]);
+  // (typed, sized for every window at once: no growing arrays of boxed numbers)
+  const stepFigs = FIGURES.map(() => new Float64Array(rows));
   for (let i = 0; i < rows; i++) {
     const l = levels[i]!;
     if (l === 2) {
-      stepRows.push(i);
       const s = phase(i);
-      FIGURES.forEach((k, f) => stepFigs[f]!.push(s[k]));
+      FIGURES.forEach((k, f) => (stepFigs[f]![stepRows.length] = s[k]));
+      stepRows.push(i);
       if (steps.length < kept) steps.push(s);
     } else (l === 0 ? processes : epochs).push(phase(i));
   }
@@ -282,7 +283,7 @@ export async function computePhases(
   let m: PhaseFigures | null = null;
   if (stepRows.length > 0) {
     m = {} as PhaseFigures;
-    FIGURES.forEach((k, f) => (m![k] = medianOf(Float64Array.from(stepFigs[f]!))));
+    FIGURES.forEach((k, f) => (m![k] = medianOf(stepFigs[f]!.subarray(0, stepRows.length))));
   }
   const slowestN = opts.slowest ?? 5;
   const slowest = m

@@ -286,11 +286,11 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const where = `${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} AND ${keptNameSql('ev')}`;
   // beyond EXACT_QUANTILE_MAX, t-digest estimates in SQL; else exact, streamed per name (name-quantiles.ts)
   const approx = exact ? '' : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
-  const nameRows = await duck.all(`SELECT a.*${exact ? '' : ', q.p50_us, q.p99_us'} FROM (
-      SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ${where} GROUP BY cat, name
-    ) a ${exact ? '' : `LEFT JOIN (${approx}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name`}
-    ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
+  // (count, sum, min and max of the complete events were taken when the names were ranked)
+  const nameRows = await duck.all(`SELECT a.cat, a.name, a.x_count AS count, a.x_total_us AS total_us, a.x_total_us / a.x_count AS mean_us, a.min_us, a.max_us${exact ? '' : ', q.p50_us, q.p99_us'}
+    FROM ${NAME_RANK} a ${exact ? '' : `LEFT JOIN (${approx}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name`}
+    WHERE a.keep AND a.x_count > 0
+    ORDER BY a.x_total_us DESC, a.x_count DESC, a.cat, a.name`);
   const keyOf = new Map<string, number>();
   tl.keyName.forEach((name, k) => name !== null && keyOf.set(`${String(tl.keyCat[k])}\u0000${name}`, k));
   const quantiles = exact ? await nameQuantiles(duck, `e.ph = 'X' AND NOT coalesce(e.dev, false)`) : new Map<number, NameQuantiles>();
