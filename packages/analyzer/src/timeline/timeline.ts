@@ -49,9 +49,12 @@ async function intern(duck: Duck, ranked: boolean): Promise<{ keys: TimelineKeys
       SELECT cat, name, c, host, wait, other FROM tl_names WHERE keep
       UNION ALL
       SELECT DISTINCT cat, NULL AS name, c, host, wait, other FROM tl_names WHERE NOT keep)`);
+  // (two equi-joins: one join with a condition that depends on keep compared every name with every key of its category)
   await duck.run(`CREATE OR REPLACE TABLE tl_name_keys AS
-    SELECT n.cat, n.name, k.k FROM tl_names n JOIN tl_keys k ON k.cat IS NOT DISTINCT FROM n.cat
-      AND (CASE WHEN n.keep THEN k.name = n.name ELSE k.name IS NULL AND k.host = n.host AND k.wait = n.wait AND k.other = n.other END)`);
+    SELECT n.cat, n.name, k.k FROM tl_names n JOIN tl_keys k ON k.cat IS NOT DISTINCT FROM n.cat AND k.name = n.name WHERE n.keep
+    UNION ALL
+    SELECT n.cat, n.name, k.k FROM tl_names n JOIN (SELECT * FROM tl_keys WHERE name IS NULL) k
+      ON k.cat IS NOT DISTINCT FROM n.cat AND k.host = n.host AND k.wait = n.wait AND k.other = n.other WHERE NOT n.keep`);
   // every process with a complete event (with a start or not: the totals count them all)
   await duck.run(`CREATE OR REPLACE TABLE tl_procs AS
     SELECT (row_number() OVER (ORDER BY trace, pk) - 1)::INTEGER AS g, trace, pk, pid_null FROM (
