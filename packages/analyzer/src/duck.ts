@@ -43,6 +43,15 @@ export function defaultMemoryLimit(threads: number): string {
   return `${Math.max(160, 64 + 48 * threads)}MB`;
 }
 
+/**
+ * The default limit once the traces are loaded (`Duck.loaded`): the JSON scan's buffers are no
+ * longer needed, and the sorts and groupings that follow spill rather than hold the table's pages
+ * (2 M events, two threads: peak RSS 318–370 → 278–302 MiB at 96MB, the same CPU).
+ */
+export function loadedMemoryLimit(threads: number): string {
+  return `${Math.max(96, 32 + 32 * threads)}MB`;
+}
+
 /** Plain JS value: BIGINT and HUGEINT become numbers, lists and structs are walked. */
 function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
@@ -68,7 +77,25 @@ export class Duck {
     private readonly onProgress?: (percent: number) => void,
     /** A second connection of `connect()`: closing it leaves the database alone. */
     private readonly borrowed = false,
+    /** DuckDB's threads, and whether the memory limit is the default one (else the user's, left alone). */
+    private readonly limits = { threads: 1, byDefault: false },
   ) {}
+
+  /** The traces are loaded: a default memory limit goes down to `loadedMemoryLimit`. */
+  async loaded(): Promise<void> {
+    if (this.limits.byDefault) await this.conn.run(`SET memory_limit = '${loadedMemoryLimit(this.limits.threads)}'`);
+  }
+
+  /** Run `scan` (another read of the staged traces) with the default limit of a load: the JSON scan's buffers need it. */
+  async scanning<T>(scan: () => Promise<T>): Promise<T> {
+    if (!this.limits.byDefault) return scan();
+    await this.conn.run(`SET memory_limit = '${defaultMemoryLimit(this.limits.threads)}'`);
+    try {
+      return await scan();
+    } finally {
+      await this.loaded();
+    }
+  }
 
   /**
    * Another connection to the same database, for a query that should run while this one is busy
@@ -76,7 +103,7 @@ export class Duck {
    */
   async connect(): Promise<Duck> {
     const conn = await this.instance.connect();
-    const other = new Duck(this.instance, conn, this.tempDir, undefined, true);
+    const other = new Duck(this.instance, conn, this.tempDir, undefined, true, this.limits);
     other.staged = this.staged;
     return other;
   }
@@ -122,7 +149,7 @@ export class Duck {
     const conn = await instance.connect();
     // DuckDB tracks query progress only with its progress bar on; it must not print it itself
     if (opts.onProgress) await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
-    return new Duck(instance, conn, tempDir, opts.onProgress);
+    return new Duck(instance, conn, tempDir, opts.onProgress, false, { threads, byDefault: opts.memoryLimit === undefined });
   }
 
   /** Run a statement, reporting progress while it runs. */
@@ -397,6 +424,7 @@ export async function loadTraces(duck: Duck, files: string[], opts: { computeCat
   report.warnings.push(...(await excludeImpossibleTimes(duck, files)));
   await duck.run(`CREATE OR REPLACE TABLE fh AS
     SELECT avalue AS hash, any_value(aname) AS path FROM ev WHERE ph = 'M' AND name = 'FH' AND avalue IS NOT NULL GROUP BY avalue`);
+  await duck.loaded();
   return report;
 }
 
