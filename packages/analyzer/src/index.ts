@@ -7,7 +7,7 @@ export type { FileValidation, ValidateOptions, ValidationReport, ProblemGroup, P
 export { summarize, formatSummary } from './summary.js';
 export { terminalSafe } from './format.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary.js';
-export { NAMES_KEPT, type NamesLeftOut } from './name-rank.js';
+export type { NamesLeftOut } from './name-rank.js';
 export { mergeTraces } from './merge.js';
 export type { MergeOptions, MergeResult } from './merge.js';
 export { queryTraces, formatQueryResult } from './query.js';
