@@ -1,36 +1,29 @@
-// One measured run in a fresh process: prints {seconds, events, maxRssMiB, cpuSeconds} as JSON.
-// usage: node bench/child.mjs validate|summary|readline|duckdb FILE
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
+// One measured run in a fresh process; writes {seconds, cpuSeconds, maxRssMiB, events?} as JSON to OUT.
+// usage: node bench/child.mjs OUT cli ARGS…   (the built CLI, as a user runs it: start-up included)
+//        node bench/child.mjs OUT duckdb FILE (DuckDB's bare read_json scan of the .gz: the reference)
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const [what, file] = process.argv.slice(2);
-const t0 = performance.now();
-let events = 0;
-if (what === 'validate') {
-  const { validateFiles } = await import('../dist/validate.js');
-  const r = await validateFiles([file]);
-  const problems = r.files[0].problems;
-  if (problems.length) throw new Error(`the bench trace should be valid: ${JSON.stringify(problems)}`);
-  events = r.events;
-} else if (what === 'summary') {
-  const { summarize } = await import('../dist/index.js');
-  events = (await summarize([file])).events;
-} else if (what === 'readline') {
-  // the reference point of the issue: a Node readline + JSON.parse stream
-  const rl = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (line.length < 2) continue;
-    if (JSON.parse(line).ph === 'X') events++;
-  }
+const here = dirname(fileURLToPath(import.meta.url));
+const [out, what, ...rest] = process.argv.slice(2);
+let events;
+process.on('exit', (code) => {
+  const ru = process.resourceUsage();
+  // CPU time of all threads (DuckDB's and zlib's included): steadier than wall time on a shared machine
+  writeFileSync(out, JSON.stringify({ code, seconds: performance.now() / 1000, cpuSeconds: (ru.userCPUTime + ru.systemCPUTime) / 1e6, maxRssMiB: ru.maxRSS / 1024, events }));
+});
+if (what === 'cli') {
+  process.argv = [process.argv[0], join(here, '..', 'dist', 'cli.js'), ...rest];
+  await import('../dist/cli.js');
 } else if (what === 'duckdb') {
-  // DuckDB's JSON scan alone: the ceiling for anything built on it
+  // DuckDB's JSON scan alone, of the columns summary reads: the ceiling for anything built on it
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:', { memory_limit: '256MB' });
   const conn = await db.connect();
   try {
-    const cols = "{name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR'}";
-    const sql = `SELECT count(*) FILTER (WHERE ph = 'X') AS n, sum(dur) AS d FROM read_json('${file.replace(/'/g, "''")}', format = 'newline_delimited', ignore_errors = true, columns = ${cols})`;
+    const cols = "{name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', tid: 'BIGINT', ts: 'BIGINT', dur: 'BIGINT', ph: 'VARCHAR', args: 'STRUCT(fhash VARCHAR, ret BIGINT, p_idx BIGINT, step VARCHAR)'}";
+    const sql = `SELECT count(*) FILTER (WHERE ph = 'X') AS n, sum(dur) AS d, count(args.fhash) AS f FROM read_json('${rest[0].replace(/'/g, "''")}', format = 'newline_delimited', ignore_errors = true, columns = ${cols})`;
     const [r] = (await conn.runAndReadAll(sql)).getRowObjectsJS();
     events = Number(r.n);
   } finally {
@@ -38,7 +31,3 @@ if (what === 'validate') {
     db.closeSync();
   }
 } else throw new Error(`unknown measurement ${what}`);
-const seconds = (performance.now() - t0) / 1000;
-const ru = process.resourceUsage();
-// CPU time of all threads (DuckDB's included): steadier than wall time on a shared machine
-process.stdout.write(`${JSON.stringify({ seconds, events, maxRssMiB: ru.maxRSS / 1024, cpuSeconds: (ru.userCPUTime + ru.systemCPUTime) / 1e6 })}\n`);

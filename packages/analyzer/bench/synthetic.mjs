@@ -1,5 +1,5 @@
 // The cache of generated traces the analyzer's benches share, and the generator that writes them.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,8 +15,13 @@ export const CACHE = join(tmpdir(), 'dftracer-analyzer-bench-v1');
  */
 export async function syntheticWriter() {
   mkdirSync(CACHE, { recursive: true });
-  const gen = join(CACHE, 'generator');
+  // this process's own bundle: benches of other checkouts may share the cache at the same time
+  const gen = join(CACHE, `generator-${process.pid}`);
   const { build } = await import('tsup');
   await build({ entry: { synthetic: join(here, '..', 'src', 'test-util', 'synthetic.test-util.ts') }, outDir: gen, format: ['esm'], outExtension: () => ({ js: '.mjs' }), platform: 'node', target: 'node20', silent: true, config: false });
-  return (await import(pathToFileURL(join(gen, 'synthetic.mjs')).href)).writeSyntheticTrace;
+  try {
+    return (await import(pathToFileURL(join(gen, 'synthetic.mjs')).href)).writeSyntheticTrace;
+  } finally {
+    rmSync(gen, { recursive: true, force: true });
+  }
 }

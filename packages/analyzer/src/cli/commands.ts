@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { UsageError, UserError } from '../errors.js';
 import { fmtCount } from '../format/numbers.js';
+import { NAMES_KEPT } from '../summary/name-rank.js';
 import { resolveInputs } from '../read/inputs.js';
 import { checkOutputTarget } from '../output/output-file.js';
 import { Progress } from './progress.js';
@@ -208,8 +209,8 @@ Options:
 // ---- summary -------------------------------------------------------------------------------------
 
 const ENGINE_HELP = `  --threads N        DuckDB threads (default and at most: one per core)
-  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 256MB); it spills to a
-                     temporary directory beyond that`;
+  --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 64MB + 48MB a thread, at
+                     least 160MB); it spills to a temporary directory beyond that`;
 
 const summary: Command = {
   name: 'summary',
@@ -243,6 +244,8 @@ Options:
   --by epoch|step    only the epoch or the step view, every row (with --json: only that view)
   --files            list single files even when there are many
   --top N            rows in the files and longest-events tables (default 10)
+  --names N          names kept one by one, most time first (default ${NAMES_KEPT}); the rest are
+                     counted in one row
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --progress         progress on stderr (events read, sorted, swept) even when it is not a terminal
 ${ENGINE_HELP}
@@ -253,6 +256,7 @@ ${ENGINE_HELP}
     by: { type: 'string' },
     files: { type: 'boolean' },
     top: { type: 'string' },
+    names: { type: 'string' },
     'compute-cats': { type: 'string' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
@@ -268,6 +272,7 @@ ${ENGINE_HELP}
     const { formatSummary, summarize } = await import('../summary/summary.js');
     const s = await summarize(files, {
       top,
+      namesKept: intFlag(values, 'names', NAMES_KEPT),
       ...(computeCats ? { computeCats } : {}),
       ...engineFlags(values),
       ...progress.callbacks,
@@ -563,6 +568,8 @@ Options:
   --title TEXT       page title
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --compare RUN      a second run (file, directory or glob): the page gets a comparison section
+  --names N          names kept one by one in the tables, most time first (default ${NAMES_KEPT}); the
+                     rest are counted in one row
   --force            overwrite FILE if it exists
   --progress         progress on stderr (events read, sorted, swept) even when it is not a terminal
 ${ENGINE_HELP}
@@ -575,6 +582,7 @@ ${ENGINE_HELP}
     bins: { type: 'string' },
     title: { type: 'string' },
     'compute-cats': { type: 'string' },
+    names: { type: 'string' },
     force: { type: 'boolean' },
     threads: { type: 'string' },
     'memory-limit': { type: 'string' },
@@ -593,6 +601,7 @@ ${ENGINE_HELP}
       ...engineFlags(values),
       maxSlices: intFlag(values, 'max-slices', 100_000),
       bins: intFlag(values, 'bins', 400, 1),
+      namesKept: intFlag(values, 'names', NAMES_KEPT),
       ...(typeof values.title === 'string' ? { title: values.title } : {}),
       ...(computeCats ? { computeCats } : {}),
       ...(compareFiles ? { compareWith: compareFiles } : {}),

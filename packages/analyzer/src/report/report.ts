@@ -29,6 +29,8 @@ export interface ReportOptions extends DuckOptions {
   bins?: number;
   /** Rows of the top tables (default 20). */
   top?: number;
+  /** Names kept one by one in the summary (default `NAMES_KEPT`); the rest are counted in one row. */
+  namesKept?: number;
   title?: string;
   /** Categories counted as compute besides compute, dynamo and PP. */
   computeCats?: readonly string[];
@@ -77,7 +79,7 @@ export interface ReportData {
 export async function reportData(duck: Duck, files: string[], opts: ReportOptions = {}): Promise<ReportData> {
   const maxSlices = opts.maxSlices ?? 100_000;
   const nBins = opts.bins ?? 400;
-  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, ...(opts.onStage ? { onStage: opts.onStage } : {}) });
+  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);

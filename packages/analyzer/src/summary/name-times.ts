@@ -23,6 +23,7 @@ export function nameTimes(tl: Timeline): { byCat: Map<string, NameTimes>; byName
   const byCat = new Map<string, NameTimes>();
   const byName = new Map<string, NameTimes>();
   tl.catNames.forEach((cat, c) => byCat.set(String(cat), { busy_us: tl.busyByCat[c]!, self_us: tl.selfByCat[c]! }));
-  tl.keyName.forEach((name, k) => byName.set(`${String(tl.keyCat[k])}\u0000${name}`, { busy_us: tl.busyByKey[k]!, self_us: tl.selfByKey[k]! }));
+  // (a null name is the key of a category's names not kept: counted in its category only)
+  tl.keyName.forEach((name, k) => name !== null && byName.set(`${String(tl.keyCat[k])}\u0000${name}`, { busy_us: tl.busyByKey[k]!, self_us: tl.selfByKey[k]! }));
   return { byCat, byName };
 }

@@ -224,6 +224,8 @@ export async function computePhases(
        coalesce(epoch::DOUBLE, 'NaN'::DOUBLE), coalesce(step::DOUBLE, 'NaN'::DOUBLE), n::DOUBLE
      FROM win ORDER BY level, trace, pk, ws`,
     [D, D, D, D, D, D, D, D, D],
+    // sized up front (the swept windows are these): arrays grown by doubling held twice the columns at 10 M events
+    tl.windowIds.length,
   );
   const [wids, levels, traces, pids, wss, wes, epochs_, steps_, ns] = columns;
   // the pass's figures by wid
@@ -233,10 +235,19 @@ export async function computePhases(
   const at = new Int32Array(maxWid + 1).fill(-1);
   for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
   const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
-  const phase = (i: number): Phase => {
+  // window i's figures in FIGURES' order, into column `col` of `to` (one place that maps the pass's figures)
+  const figures = (i: number, to: Float64Array[], col: number): void => {
     const o = at[wids[i]!] ?? -1;
     const fig = (f: number) => (o < 0 ? 0 : tl.windows[o + f]!);
     const wall = wes[i]! - wss[i]!;
+    const v = [wall, fig(0), fig(1), fig(2), fig(3), fig(4), fig(5), Math.max(0, wall - fig(6)), fig(7)];
+    for (let f = 0; f < FIGURES.length; f++) to[f]![col] = v[f]!;
+  };
+  const one = FIGURES.map(() => new Float64Array(1));
+  const phase = (i: number): Phase => {
+    figures(i, one, 0);
+    const fig = (k: keyof PhaseFigures) => one[FIGURES.indexOf(k)]![0]!;
+    const wall = fig('wall_us');
     const level = LEVELS[levels[i]!]!;
     const epoch = Number.isNaN(epochs_[i]) ? null : epochs_[i]!;
     const step = Number.isNaN(steps_[i]) ? null : steps_[i]!;
@@ -252,14 +263,14 @@ export async function computePhases(
       start_us: wss[i]!,
       end_us: wes[i]!,
       wall_us: wall,
-      compute_us: fig(0),
-      io_us: fig(1),
-      wait_us: fig(2),
-      overlap_us: fig(3),
-      io_only_us: fig(4),
-      other_us: fig(5),
-      idle_us: Math.max(0, wall - fig(6)),
-      bytes_read: fig(7),
+      compute_us: fig('compute_us'),
+      io_us: fig('io_us'),
+      wait_us: fig('wait_us'),
+      overlap_us: fig('overlap_us'),
+      io_only_us: fig('io_only_us'),
+      other_us: fig('other_us'),
+      idle_us: fig('idle_us'),
+      bytes_read: fig('bytes_read'),
       verdict: '',
     };
     f.verdict = verdict(f);
@@ -270,14 +281,15 @@ export async function computePhases(
   const steps: Phase[] = [];
   const stepRows: number[] = [];
   // every step's figures, one column per figure (filled once: no object per step beyond those kept)
-  const stepFigs = FIGURES.map(() => [] as number[]);
+  // (typed, sized for every window at once: no growing arrays of boxed numbers)
+  const stepFigs = FIGURES.map(() => new Float64Array(rows));
   for (let i = 0; i < rows; i++) {
     const l = levels[i]!;
     if (l === 2) {
+      // no object for a step not kept
+      figures(i, stepFigs, stepRows.length);
       stepRows.push(i);
-      const s = phase(i);
-      FIGURES.forEach((k, f) => stepFigs[f]!.push(s[k]));
-      if (steps.length < kept) steps.push(s);
+      if (steps.length < kept) steps.push(phase(i));
     } else (l === 0 ? processes : epochs).push(phase(i));
   }
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
@@ -287,7 +299,7 @@ export async function computePhases(
   let m: PhaseFigures | null = null;
   if (stepRows.length > 0) {
     m = {} as PhaseFigures;
-    FIGURES.forEach((k, f) => (m![k] = medianOf(Float64Array.from(stepFigs[f]!))));
+    FIGURES.forEach((k, f) => (m![k] = medianOf(stepFigs[f]!.subarray(0, stepRows.length))));
   }
   const slowestN = opts.slowest ?? 5;
   const slowest = m

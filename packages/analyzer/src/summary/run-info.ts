@@ -19,12 +19,11 @@ export const END_ROWS_SQL = "(ph = 'X' AND name = 'end' AND cat = 'dftracer')";
 const object = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /**
- * The `end` events' descriptions, one per process. `table` names a table with the columns pid, ph,
- * name, cat, args (JSON) already holding them (the counter scan's); without it the traces are read.
+ * The `end` events' descriptions, one per process, from the `run_args` that `loadTraces` keeps in
+ * `ev` (their used, app and cfg args).
  */
-export async function readRunInfo(duck: Duck, files: string[], table?: string): Promise<RunInfo[]> {
-  const src = table ?? `(${readJsonSql(duck.stagedFor(files), { name: 'VARCHAR', cat: 'VARCHAR', pid: 'BIGINT', ph: 'VARCHAR', args: 'JSON' })})`;
-  const rows = await duck.all(`SELECT pid, args::VARCHAR AS args FROM ${src} WHERE ${END_ROWS_SQL} ORDER BY pid`);
+export async function readRunInfo(duck: Duck): Promise<RunInfo[]> {
+  const rows = await duck.all(`SELECT pid, run_args AS args FROM ev WHERE ${END_ROWS_SQL} ORDER BY pid`);
   return rows.map((r) => {
     const args = object(JSON.parse(String(r.args ?? '{}')));
     return {

@@ -186,3 +186,22 @@ describe('the I/O / compute split', () => {
   });
 });
 
+
+describe("the end event's run description", () => {
+  it('reads used, app and cfg of each process from the loaded events', async () => {
+    const path = join(dir, 'run-info.pfw.gz');
+    const w = new TraceWriter({ path, pid: 8181 });
+    const t0 = 1_760_000_000_000_000;
+    w.header();
+    w.start(t0);
+    w.complete('read', 'POSIX', t0 + 10, 5, { args: { ret: 10 } });
+    const used = ['posix', 'counters'];
+    const app = { model: 'cnn', rank: 3 };
+    const cfg = { aggregation_enable: true, trace_interval_ms: 250 };
+    w.complete('end', 'dftracer', t0 + 100, 0, { args: { num_events: w.records, used, app, cfg }, parent: null });
+    w.close();
+    const s = await summarize([path], { threads: 1 });
+    expect(s.runs).toEqual([{ pid: 8181, used, app, cfg }]);
+    expect(formatSummary(s)).toContain('run: used counters, posix; app model=cnn, rank=3; aggregation on (250 ms intervals)');
+  });
+});

@@ -23,6 +23,8 @@ import { num } from '../read/numbers.js';
 import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
+import { nameQuantiles, type NameQuantiles } from './name-quantiles.js';
+import { keptNameSql, NAMES_KEPT, NAME_RANK, rankNames, type NamesLeftOut } from './name-rank.js';
 import { buildWindows, computePhases, type Phases, type WindowSources } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
@@ -141,7 +143,10 @@ export interface Summary {
   totals: TimeSplit;
   per_process: ProcessStats[];
   by_cat: CatStats[];
+  /** The `NAMES_KEPT` (or `namesKept`) names with the most time (sum of spans), most first. */
   by_name: NameStats[];
+  /** The names not in `by_name`, counted together. */
+  names_left_out: NamesLeftOut;
   /** The files with I/O, most bytes first: the first `FILES_KEPT` (or `filesKept`). */
   files: FileStats[];
   /** Files with I/O not in `files`. */
@@ -177,6 +182,8 @@ export interface SummaryOptions {
   filesKept?: number;
   /** Steps kept in `phases.steps` (default `STEPS_KEPT`); the rest are counted in `phases.steps_left_out`. */
   stepsKept?: number;
+  /** Names kept in `by_name` (default `NAMES_KEPT`); the rest are counted in `names_left_out`. */
+  namesKept?: number;
 }
 
 /** Files kept one by one in a summary unless asked otherwise: a run can read millions of samples. */
@@ -210,19 +217,19 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     count(*) FILTER (WHERE ph = 'X') AS events, count(*) FILTER (WHERE ph = 'M') AS metadata FROM ev WHERE ph IN ('X', 'C', 'M')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
+  const leftOut = await rankNames(duck, opts.namesKept ?? NAMES_KEPT);
   // every interval figure comes from one sorted pass
   const stage = opts.onStage;
   const events = num(np?.events);
   stage?.(`sorting ${fmtCount(events)} events`);
-  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
+  const timeline = await sweepTimeline(duck, { nest: num(np?.n) > 0, ranked: true, ...(stage ? { onRows: (n: number) => stage(`swept ${fmtCount(n)} of ${fmtCount(events)} events`) } : {}) });
   stage?.('grouping');
-  const summary = await groupedSummary(duck, files, opts, timeline, sources, num(np?.metadata));
+  const summary = await groupedSummary(duck, files, opts, timeline, sources, num(np?.metadata), leftOut);
   await addFolded(duck, files, summary);
   // counter tracks need a scan of their own (their args are not in `ev`): only when there are some
   const counted = num(np?.counters) > 0;
   if (counted) summary.counters = await summarizeCounters(duck, files, new Map(summary.per_process.map((p) => [p.pid, p.wall_us])));
-  // the counter scan kept the `end` events; without counters they are read on their own
-  summary.runs = await readRunInfo(duck, files, counted ? 'counter_src' : undefined);
+  summary.runs = await readRunInfo(duck);
   return summary;
 }
 
@@ -231,15 +238,12 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
  * counts, times and bytes of the summary: the sweep saw only complete events.
  */
 async function addFolded(duck: Duck, files: string[], summary: Summary): Promise<void> {
-  const rows = await duck.all(`SELECT trace, pid, cat, name, sum(cnt) AS calls, sum(cnt_dur) AS total_us,
+  const procs = await duck.all(`SELECT trace, pid, sum(cnt) AS calls,
       coalesce(sum(bytes) FILTER (WHERE op = 1), 0) AS br, coalesce(sum(bytes) FILTER (WHERE op = 2), 0) AS bw
     FROM ev WHERE ph = 'C' AND cnt IS NOT NULL GROUP BY ALL ORDER BY ALL`);
-  if (rows.length === 0) return;
-  const cats = new Map(summary.by_cat.map((c) => [c.cat, c]));
-  for (const r of rows) {
+  if (procs.length === 0) return;
+  for (const r of procs) {
     const calls = num(r.calls);
-    const us = num(r.total_us);
-    const cat = String(r.cat);
     summary.events += calls;
     summary.bytes_read += num(r.br);
     summary.bytes_written += num(r.bw);
@@ -249,26 +253,29 @@ async function addFolded(duck: Duck, files: string[], summary: Summary): Promise
       p.bytes_read += num(r.br);
       p.bytes_written += num(r.bw);
     }
-    let n = summary.by_name.find((x) => x.cat === cat && x.name === String(r.name));
+  }
+  // the names kept one by one (their categories counted the folded calls already, from `name_rank`)
+  const names = await duck.all(`SELECT cat, name, sum(cnt) AS calls, sum(cnt_dur) AS total_us
+    FROM ev e WHERE ph = 'C' AND cnt IS NOT NULL AND ${keptNameSql('e')} GROUP BY ALL ORDER BY ALL`);
+  const byKey = new Map(summary.by_name.map((n) => [`${n.cat}\u0000${n.name}`, n]));
+  for (const r of names) {
+    const calls = num(r.calls);
+    const cat = String(r.cat);
+    let n = byKey.get(`${cat}\u0000${String(r.name)}`);
     if (!n) {
       n = { cat, name: String(r.name), count: 0, total_us: 0, busy_us: 0, self_us: 0, mean_us: 0, p50_us: NaN, p99_us: NaN, min_us: NaN, max_us: NaN };
       summary.by_name.push(n);
     }
     n.count += calls;
-    n.total_us += us;
+    n.total_us += num(r.total_us);
     n.mean_us = n.count > 0 ? n.total_us / n.count : 0;
     n.folded = (n.folded ?? 0) + calls;
-    const c = cats.get(cat) ?? { cat, count: 0, total_us: 0, busy_us: 0, self_us: 0 };
-    c.count += calls;
-    c.total_us += us;
-    cats.set(cat, c);
   }
   summary.by_name.sort((a, b) => b.total_us - a.total_us || b.count - a.count || (a.cat < b.cat ? -1 : a.cat > b.cat ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  summary.by_cat = [...cats.values()].sort((a, b) => b.total_us - a.total_us);
 }
 
 /** The grouped figures, and the interval figures of the pass. */
-async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: WindowSources, metadata: number): Promise<Summary> {
+async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions, tl: Timeline, sources: WindowSources, metadata: number, namesLeftOut: NamesLeftOut): Promise<Summary> {
   const top = opts.top ?? 10;
   const { proc, file } = tl.totals;
   let events = 0;
@@ -277,18 +284,19 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   // exact percentiles from each name's histogram of durations (integer µs: far fewer distinct
   // values than events, and grouped within DuckDB's memory limit); beyond EXACT_QUANTILE_MAX, t-digest
   const exact = events <= EXACT_QUANTILE_MAX;
-  const where = HOST_EVENTS.replace(" AND cat <> 'dftracer'", '');
-  const quantiles = exact
-    ? `SELECT cat, name, ${quantileFromHistogramSql(0.5)} AS p50_us, ${quantileFromHistogramSql(0.99)} AS p99_us FROM (
-        SELECT *, sum(c) OVER (PARTITION BY cat, name ORDER BY dur ROWS UNBOUNDED PRECEDING) AS cum, sum(c) OVER (PARTITION BY cat, name) AS n
-        FROM (SELECT cat, name, dur, count(*) AS c FROM ev WHERE ${where} AND dur IS NOT NULL GROUP BY cat, name, dur)
-      ) GROUP BY cat, name`
-    : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
-  const nameRows = await duck.all(`SELECT a.*, q.p50_us, q.p99_us FROM (
-      SELECT cat, name, count(*) AS count, sum(dur) AS total_us, avg(dur) AS mean_us, min(dur) AS min_us, max(dur) AS max_us
-      FROM ev WHERE ${where} GROUP BY cat, name
-    ) a LEFT JOIN (${quantiles}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name
-    ORDER BY a.total_us DESC, a.count DESC, a.cat, a.name`);
+  // the names kept one by one (the rest are counted in `names_left_out`, and in their categories)
+  const where = `${HOST_EVENTS.replace(" AND cat <> 'dftracer'", '')} AND ${keptNameSql('ev')}`;
+  // beyond EXACT_QUANTILE_MAX, t-digest estimates in SQL; else exact, streamed per name (name-quantiles.ts)
+  const approx = exact ? '' : `SELECT cat, name, approx_quantile(dur, 0.5) AS p50_us, approx_quantile(dur, 0.99) AS p99_us FROM ev WHERE ${where} GROUP BY cat, name`;
+  // (count, sum, min and max of the complete events were taken when the names were ranked)
+  const nameRows = await duck.all(`SELECT a.cat, a.name, a.x_count AS count, a.x_total_us AS total_us, a.x_total_us / a.x_count AS mean_us, a.min_us, a.max_us${exact ? '' : ', q.p50_us, q.p99_us'}
+    FROM ${NAME_RANK} a ${exact ? '' : `LEFT JOIN (${approx}) q ON q.cat IS NOT DISTINCT FROM a.cat AND q.name = a.name`}
+    WHERE a.keep AND a.x_count > 0
+    ORDER BY a.x_total_us DESC, a.x_count DESC, a.cat, a.name`);
+  const keyOf = new Map<string, number>();
+  tl.keyName.forEach((name, k) => name !== null && keyOf.set(`${String(tl.keyCat[k])}\u0000${name}`, k));
+  const quantiles = exact ? await nameQuantiles(duck, `e.ph = 'X' AND NOT coalesce(e.dev, false)`) : new Map<number, NameQuantiles>();
+  const quantile = (r: Row, p: 'p50_us' | 'p99_us') => (exact ? (quantiles.get(keyOf.get(`${String(r.cat)}\u0000${String(r.name)}`) ?? -1)?.[p] ?? 0) : num(r[p]));
   const ft = await fileTable(duck);
   const fileRows = topFiles(ft, file, Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT)));
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
@@ -309,20 +317,18 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
       self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
       mean_us: num(r.mean_us),
-      p50_us: num(r.p50_us),
-      p99_us: num(r.p99_us),
+      p50_us: quantile(r, 'p50_us'),
+      p99_us: quantile(r, 'p99_us'),
       min_us: num(r.min_us),
       max_us: num(r.max_us),
     }),
   );
-  const byCat = new Map<string, CatStats>();
-  for (const r of byName) {
-    const t = times.byCat.get(r.cat);
-    const c = byCat.get(r.cat) ?? { cat: r.cat, count: 0, total_us: 0, busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
-    c.count += r.count;
-    c.total_us += r.total_us;
-    byCat.set(r.cat, c);
-  }
+  // categories count every name, kept or not (folded calls included)
+  const catRows = await duck.all(`SELECT cat, sum(count) AS count, sum(total_us) AS total_us FROM ${NAME_RANK} GROUP BY cat ORDER BY total_us DESC, cat`);
+  const byCat = catRows.map((r): CatStats => {
+    const t = times.byCat.get(String(r.cat));
+    return { cat: String(r.cat), count: num(r.count), total_us: num(r.total_us), busy_us: t?.busy_us ?? 0, self_us: t?.self_us ?? 0 };
+  });
 
   // a process without a start or an end reads 0 there, as SQL's null did
   const fin = (v: number) => (Number.isNaN(v) ? 0 : v);
@@ -379,8 +385,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     bytes_written: bytesWritten,
     totals,
     per_process: perProcess,
-    by_cat: [...byCat.values()].sort((a, b) => b.total_us - a.total_us),
+    by_cat: byCat,
     by_name: byName,
+    names_left_out: namesLeftOut,
     files: fileRows,
     files_left_out: ft.fhash.length - fileRows.length,
     top_events: topEvents,
@@ -448,17 +455,6 @@ export const computeSegmentsSql = (where = 'TRUE'): string => `WITH x AS (
     ANTI JOIN (SELECT DISTINCT trace, pid, parent AS id FROM ch) c ON c.trace = p.trace AND c.pid IS NOT DISTINCT FROM p.pid AND c.id = p.id
   )
   SELECT trace, pid, ts, te FROM seg WHERE te > ts`;
-
-/**
- * SQL: quantile q of a histogram's rows (dur, c; cum = count up to dur, n = all), interpolated
- * between the two values around (n − 1)·q exactly as DuckDB's quantile_cont does.
- */
-function quantileFromHistogramSql(q: number): string {
-  const h = `((n - 1) * ${q})`;
-  const lo = `min(dur) FILTER (WHERE cum > floor(${h}))::DOUBLE`;
-  const hi = `min(dur) FILTER (WHERE cum > ceil(${h}))::DOUBLE`;
-  return `(${lo} + (${hi} - ${lo}) * (any_value(${h}) - floor(any_value(${h}))))`;
-}
 
 async function topEventRows(duck: Duck, top: number): Promise<TopEvent[]> {
   return (
@@ -570,6 +566,8 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
     ),
   );
   if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
+  const rest = formatNamesLeftOut(s.names_left_out);
+  if (rest) out.push(rest);
   out.push('');
   const filesTotal = s.files.length + (s.files_left_out ?? 0);
   if (filesTotal === 0) out.push('Files: none (no file I/O traced)');
@@ -610,6 +608,12 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
     ),
   );
   return terminalSafe(out.join('\n'));
+}
+
+/** The row of the names not kept one by one: how many, their calls and time (empty when none). */
+export function formatNamesLeftOut(r: NamesLeftOut | undefined): string {
+  if (!r || r.names === 0) return '';
+  return `${fmtCount(r.names)} other name${r.names === 1 ? '' : 's'} (not kept one by one; --names N keeps more): ${fmtCount(r.count)} calls, sum of spans ${fmtDuration(r.total_us)}`;
 }
 
 /** The device line: GPU busy time and the kernels with the most device time. */

@@ -4,7 +4,7 @@
  * lane tids (I/O overlapping compute) and checkpoints now and then. Used by tests and by the
  * benchmark (10 M events). Deterministic for a given seed.
  */
-import { TraceWriter, type TraceWriterOptions } from './trace-writer.test-util.js';
+import { TraceWriter, type Args, type TraceWriterOptions } from './trace-writer.test-util.js';
 
 export interface SyntheticOptions extends TraceWriterOptions {
   /** Approximate number of complete events to write (start and end included). */
@@ -14,6 +14,10 @@ export interface SyntheticOptions extends TraceWriterOptions {
   files?: number;
   /** First timestamp, µs since the epoch. */
   t0?: number;
+  /** A `step` arg on every event (as a framework that tags each call with its step), not only on the step spans. */
+  stepOnEvery?: boolean;
+  /** Every event gets a name of its own (`read #123`: as a trace naming each call by its file or request). */
+  distinctNames?: boolean;
 }
 
 export interface SyntheticResult {
@@ -37,13 +41,14 @@ export function prng(seed: number): () => number {
 }
 
 export function writeSyntheticTrace(opts: SyntheticOptions): SyntheticResult {
-  const w = new TraceWriter({ memberBytes: 256 * 1024, ...opts });
+  const w = tagged(new TraceWriter({ memberBytes: 256 * 1024, ...opts }), opts, () => step);
   const rnd = prng(opts.seed ?? 1);
   const between = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const nFiles = opts.files ?? 64;
   const files: string[] = [];
   for (let i = 0; i < nFiles; i++) files.push(`/data/train/sample_${String(i).padStart(5, '0')}.bin`);
   const lanes = [w.tid * 16 + 1, w.tid * 16 + 2];
+  let step = 0;
   const firstTs = opts.t0 ?? 1760934170000000;
   let t = firstTs;
 
@@ -53,7 +58,6 @@ export function writeSyntheticTrace(opts: SyntheticOptions): SyntheticResult {
   w.start(t);
   t += 50;
   const budget = Math.max(2, opts.events) - 1; // leave room for `end`
-  let step = 0;
   while (w.completeEvents + 30 < budget) {
     // Load a batch: dataloader.fetch > data.item > open, read, read, close.
     const fetch = w.begin('fetch', 'dataloader', t, { args: { step } });
@@ -136,4 +140,16 @@ export function writeSyntheticTrace(opts: SyntheticOptions): SyntheticResult {
   w.end(t);
   w.close();
   return { path: w.path, completeEvents: w.completeEvents, lines: w.lines, firstTs, lastTs: t };
+}
+
+/** `w` with its events' names and args changed as `opts` asks (the tracer's own start and end left alone). */
+function tagged(w: TraceWriter, opts: SyntheticOptions, step: () => number): TraceWriter {
+  if (!opts.stepOnEvery && !opts.distinctNames) return w;
+  const name = (n: string, cat: string) => (opts.distinctNames && cat !== 'dftracer' ? `${n} #${w.completeEvents}` : n);
+  const args = <O extends { args?: Args }>(o: O | undefined, cat: string): O => (opts.stepOnEvery && cat !== 'dftracer' ? { ...(o ?? ({} as O)), args: { ...o?.args, step: step() } } : (o ?? ({} as O)));
+  const begin = w.begin.bind(w);
+  const complete = w.complete.bind(w);
+  w.begin = (n, cat, ts, o) => begin(name(n, cat), cat, ts, args(o, cat));
+  w.complete = (n, cat, ts, dur, o) => complete(name(n, cat), cat, ts, dur, args(o, cat));
+  return w;
 }

@@ -9,15 +9,16 @@ import { num } from '../../read/numbers.js';
 import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
 import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
 import { GroupTotals, type GroupTotalsResult } from './group-totals.js';
+import { NAME_RANK } from '../name-rank.js';
 
 export interface Timeline extends TimelineResult {
   /** Per process (by index) and per file (`fdir.fid`): the plain totals of the same pass. */
   totals: GroupTotalsResult;
   /** Per process: whether its pid is null (its events have none). */
   procPidNull: Uint8Array;
-  /** (cat, name) of each key, and the category names. */
+  /** (cat, name) of each key, and the category names; name null: the key of the names not kept (`name_rank`) of a category. */
   keyCat: Array<string | null>;
-  keyName: string[];
+  keyName: Array<string | null>;
   catNames: Array<string | null>;
   /** Process index → (trace, pid as coalesce(pid, -1)): every process with a complete event, in (trace, pid) order. */
   procTrace: number[];
@@ -27,18 +28,32 @@ export interface Timeline extends TimelineResult {
 }
 
 /**
- * Interns keys and processes. Needs `ev`, `fdir` (file directories) and `win` (windows, with
- * `level`, `trace`, `pk`, `ws`, `we`); makes `tl_keys`, `tl_cats` and `tl_procs`.
+ * Interns keys and processes. Needs `ev`, `fdir` (file directories), `win` (windows, with
+ * `level`, `trace`, `pk`, `ws`, `we`) and, when `ranked`, `name_rank`; makes `tl_keys`, `tl_name_keys`, `tl_cats` and `tl_procs`.
  */
-async function intern(duck: Duck): Promise<{ keys: TimelineKeys; keyCat: Array<string | null>; keyName: string[]; catNames: Array<string | null>; procTrace: number[]; procPid: number[]; procPidNull: Uint8Array }> {
+async function intern(duck: Duck, ranked: boolean): Promise<{ keys: TimelineKeys; keyCat: Array<string | null>; keyName: Array<string | null>; catNames: Array<string | null>; procTrace: number[]; procPid: number[]; procPidNull: Uint8Array }> {
   await duck.run(`CREATE OR REPLACE TABLE tl_cats AS
     SELECT (row_number() OVER (ORDER BY cat) - 1)::INTEGER AS c, cat FROM (SELECT DISTINCT cat FROM ev WHERE ph = 'X')`);
-  await duck.run(`CREATE OR REPLACE TABLE tl_keys AS
-    SELECT (row_number() OVER (ORDER BY k.cat, k.name) - 1)::INTEGER AS k, k.*, c.c FROM (
+  // every distinct (cat, name) of complete events, with its flags; a name not kept (`name_rank`) takes the
+  // key shared by the names not kept of its category and flags, so the sweep's state stays bounded
+  await duck.run(`CREATE OR REPLACE TABLE tl_names AS
+    SELECT n.*, c.c, ${ranked ? `coalesce(r.keep, false)` : 'true'} AS keep FROM (
       SELECT cat, name, (cat <> 'dftracer') IS TRUE AS host, ${WAIT_NAME_SQL} IS TRUE AS wait,
         (${WINDOW_SPAN_SQL} IS FALSE AND ${WAIT_NAME_SQL} IS FALSE) AS other
       FROM (SELECT DISTINCT cat, name FROM ev WHERE ph = 'X')
-    ) k JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM k.cat`);
+    ) n JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM n.cat
+    ${ranked ? `LEFT JOIN ${NAME_RANK} r ON r.cat IS NOT DISTINCT FROM n.cat AND r.name = n.name` : ''}`);
+  await duck.run(`CREATE OR REPLACE TABLE tl_keys AS
+    SELECT (row_number() OVER (ORDER BY cat NULLS FIRST, name NULLS LAST, host, wait, other) - 1)::INTEGER AS k, * FROM (
+      SELECT cat, name, c, host, wait, other FROM tl_names WHERE keep
+      UNION ALL
+      SELECT DISTINCT cat, NULL AS name, c, host, wait, other FROM tl_names WHERE NOT keep)`);
+  // (two equi-joins: one join with a condition that depends on keep compared every name with every key of its category)
+  await duck.run(`CREATE OR REPLACE TABLE tl_name_keys AS
+    SELECT n.cat, n.name, k.k FROM tl_names n JOIN tl_keys k ON k.cat IS NOT DISTINCT FROM n.cat AND k.name = n.name WHERE n.keep
+    UNION ALL
+    SELECT n.cat, n.name, k.k FROM tl_names n JOIN (SELECT * FROM tl_keys WHERE name IS NULL) k
+      ON k.cat IS NOT DISTINCT FROM n.cat AND k.host = n.host AND k.wait = n.wait AND k.other = n.other WHERE NOT n.keep`);
   // every process with a complete event (with a start or not: the totals count them all)
   await duck.run(`CREATE OR REPLACE TABLE tl_procs AS
     SELECT (row_number() OVER (ORDER BY trace, pk) - 1)::INTEGER AS g, trace, pk, pid_null FROM (
@@ -57,7 +72,7 @@ async function intern(duck: Duck): Promise<{ keys: TimelineKeys; keyCat: Array<s
   return {
     keys,
     keyCat: rows.map((r) => (r.cat == null ? null : String(r.cat))),
-    keyName: rows.map((r) => String(r.name)),
+    keyName: rows.map((r) => (r.name == null ? null : String(r.name))),
     catNames: cats.map((r) => (r.cat == null ? null : String(r.cat))),
     procTrace: procs.map((r) => num(r.trace)),
     procPid: procs.map((r) => num(r.pk)),
@@ -68,10 +83,13 @@ async function intern(duck: Duck): Promise<{ keys: TimelineKeys; keyCat: Array<s
 /** The windows of `win` by process and level, in the sweep's order (`TimelineWindows`), with their `wid`. */
 async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Float64Array }> {
   const F = Float64Array;
+  // sized up front: a long run has hundreds of thousands of steps, and arrays grown by doubling hold twice the columns
+  const [count] = await duck.all(`SELECT count(*)::INTEGER AS n FROM win`);
   const { rows, columns } = await duck.numbers(
     `SELECT p.g::DOUBLE, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE AS l, w.ws::DOUBLE, w.we::DOUBLE, w.wid::DOUBLE
      FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk ORDER BY 1, 2, 3`,
     [F, F, F, F, F],
+    num(count?.n),
   );
   const [g, l, ws, we, wid] = columns;
   const at = new Int32Array(3 * processes + 1);
@@ -83,8 +101,8 @@ async function windows(duck: Duck, processes: number): Promise<TimelineWindows &
 /**
  * The one pass over the loaded events. `nest`: events without p_idx nest by time on their thread.
  */
-export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: (swept: number) => void }): Promise<Timeline> {
-  const k = await intern(duck);
+export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: (swept: number) => void; ranked?: boolean }): Promise<Timeline> {
+  const k = await intern(duck, opts.ranked ?? false);
   // fdir's did are dense from 1 (dense_rank): index = did − 1; its fid dense from 0
   const { columns: [fileDid] } = await duck.numbers(`SELECT did::DOUBLE FROM fdir ORDER BY fid`, [Int32Array]);
   const fileDir = fileDid.map((did) => did - 1);
@@ -101,7 +119,7 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: 
       (CASE WHEN e.kind = 1 THEN coalesce(d.fid, -1) ELSE -1 END)::INTEGER AS fid
     FROM ev e
     JOIN tl_procs p ON p.trace = e.trace AND p.pk = coalesce(e.pid, -1)
-    JOIN tl_keys t ON t.cat IS NOT DISTINCT FROM e.cat AND t.name = e.name
+    JOIN tl_name_keys t ON t.cat IS NOT DISTINCT FROM e.cat AND t.name = e.name
     -- (a condition on e beside the key makes DuckDB's LEFT JOIN several times slower)
     LEFT JOIN fdir d ON d.fhash = e.fhash
     WHERE e.ph = 'X'
