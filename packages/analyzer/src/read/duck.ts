@@ -230,7 +230,9 @@ export class Duck {
         return await this.timed(f);
       } finally {
         const c = process.cpuUsage(c0);
-        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB] ${stack}\n`);
+        const m = process.memoryUsage();
+        const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
+        process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB (JS heap ${mib(m.heapUsed)}, buffers ${mib(m.external)}), peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB] ${stack}\n`);
       }
     }
     return this.timed(f);

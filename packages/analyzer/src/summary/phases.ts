@@ -217,13 +217,13 @@ export async function computePhases(
 ): Promise<Phases> {
   const { epochSource, stepSource } = sources;
   const kept = Math.max(0, opts.stepsKept ?? STEPS_KEPT);
-  // as typed arrays: a long run has hundreds of thousands of steps
+  // as typed arrays, each as narrow as its values allow: a long run has hundreds of thousands of steps
   const D = Float64Array;
   const { rows, columns } = await duck.numbers(
     `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
        coalesce(epoch::DOUBLE, 'NaN'::DOUBLE), coalesce(step::DOUBLE, 'NaN'::DOUBLE), n::DOUBLE
      FROM win ORDER BY level, trace, pk, ws`,
-    [D, D, D, D, D, D, D, D, D],
+    [Uint32Array, Uint8Array, Uint32Array, D, D, D, D, D, Uint32Array],
     // sized up front (the swept windows are these): arrays grown by doubling held twice the columns at 10 M events
     tl.windowIds.length,
   );
@@ -235,18 +235,16 @@ export async function computePhases(
   const at = new Int32Array(maxWid + 1).fill(-1);
   for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
   const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
-  // window i's figures in FIGURES' order, into column `col` of `to` (one place that maps the pass's figures)
-  const figures = (i: number, to: Float64Array[], col: number): void => {
-    const o = at[wids[i]!] ?? -1;
-    const fig = (f: number) => (o < 0 ? 0 : tl.windows[o + f]!);
+  // window i's figure f (FIGURES' order): the one place that maps the pass's figures, allocating nothing
+  const figure = (i: number, f: number): number => {
     const wall = wes[i]! - wss[i]!;
-    const v = [wall, fig(0), fig(1), fig(2), fig(3), fig(4), fig(5), Math.max(0, wall - fig(6)), fig(7)];
-    for (let f = 0; f < FIGURES.length; f++) to[f]![col] = v[f]!;
+    if (f === 0) return wall;
+    const o = at[wids[i]!] ?? -1;
+    if (f === 7) return Math.max(0, wall - (o < 0 ? 0 : tl.windows[o + 6]!)); // idle: wall less busy
+    return o < 0 ? 0 : tl.windows[o + (f === 8 ? 7 : f - 1)]!;
   };
-  const one = FIGURES.map(() => new Float64Array(1));
   const phase = (i: number): Phase => {
-    figures(i, one, 0);
-    const fig = (k: keyof PhaseFigures) => one[FIGURES.indexOf(k)]![0]!;
+    const fig = (k: keyof PhaseFigures) => figure(i, FIGURES.indexOf(k));
     const wall = fig('wall_us');
     const level = LEVELS[levels[i]!]!;
     const epoch = Number.isNaN(epochs_[i]) ? null : epochs_[i]!;
@@ -279,37 +277,44 @@ export async function computePhases(
   const processes: Phase[] = [];
   const epochs: Phase[] = [];
   const steps: Phase[] = [];
-  const stepRows: number[] = [];
-  // every step's figures, one column per figure (filled once: no object per step beyond those kept)
-  // (typed, sized for every window at once: no growing arrays of boxed numbers)
-  const stepFigs = FIGURES.map(() => new Float64Array(rows));
+  // the steps' rows (typed: no array of boxed numbers) and the slowest among them, found in one pass
+  const stepRows = new Uint32Array(rows);
+  let stepCount = 0;
+  const slowestN = Math.max(0, opts.slowest ?? 5);
+  const slower = (a: number, b: number) => wes[a]! - wss[a]! - (wes[b]! - wss[b]!) || wss[b]! - wss[a]!;
+  const slowRows: number[] = [];
   for (let i = 0; i < rows; i++) {
     const l = levels[i]!;
     if (l === 2) {
       // no object for a step not kept
-      figures(i, stepFigs, stepRows.length);
-      stepRows.push(i);
+      stepRows[stepCount++] = i;
       if (steps.length < kept) steps.push(phase(i));
+      if (slowestN > 0 && (slowRows.length < slowestN || slower(i, slowRows[slowRows.length - 1]!) > 0)) {
+        let k = slowRows.length < slowestN ? slowRows.length : slowRows.length - 1;
+        while (k > 0 && slower(i, slowRows[k - 1]!) > 0) k--;
+        slowRows.splice(k, 0, i);
+        if (slowRows.length > slowestN) slowRows.pop();
+      }
     } else (l === 0 ? processes : epochs).push(phase(i));
   }
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
   for (const p of processes) for (const k of FIGURES) totals[k] += p[k];
   totals.verdict = verdict(totals);
-  // the median step over every step, one figure at a time (no object per step)
+  // the median step over every step, one figure at a time in one reused column (no object per step)
   let m: PhaseFigures | null = null;
-  if (stepRows.length > 0) {
+  if (stepCount > 0) {
     m = {} as PhaseFigures;
-    FIGURES.forEach((k, f) => (m![k] = medianOf(stepFigs[f]!.subarray(0, stepRows.length))));
+    const column = new Float64Array(stepCount);
+    FIGURES.forEach((k, f) => {
+      for (let j = 0; j < stepCount; j++) column[j] = figure(stepRows[j]!, f);
+      m![k] = medianOf(column);
+    });
   }
-  const slowestN = opts.slowest ?? 5;
   const slowest = m
-    ? [...stepRows]
-        .sort((a, b) => wes[b]! - wss[b]! - (wes[a]! - wss[a]!) || wss[a]! - wss[b]!)
-        .slice(0, slowestN)
-        .map((i): SlowStep => {
-          const s = phase(i);
-          return { ...s, reason: slowReason(s, m!, opts.fmt) };
-        })
+    ? slowRows.map((i): SlowStep => {
+        const s = phase(i);
+        return { ...s, reason: slowReason(s, m!, opts.fmt) };
+      })
     : [];
   return {
     epoch_source: epochSource,
@@ -317,7 +322,7 @@ export async function computePhases(
     processes,
     epochs,
     steps,
-    steps_left_out: stepRows.length - steps.length,
+    steps_left_out: stepCount - steps.length,
     totals,
     slowest_steps: slowest,
     median_step: m,

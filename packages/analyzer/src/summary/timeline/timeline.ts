@@ -24,7 +24,7 @@ export interface Timeline extends TimelineResult {
   procTrace: number[];
   procPid: number[];
   /** The `wid` of each window, in the order of `windows`' figures. */
-  windowIds: Float64Array;
+  windowIds: Uint32Array;
 }
 
 /**
@@ -81,14 +81,14 @@ async function intern(duck: Duck, ranked: boolean): Promise<{ keys: TimelineKeys
 }
 
 /** The windows of `win` by process and level, in the sweep's order (`TimelineWindows`), with their `wid`. */
-async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Float64Array }> {
+async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Uint32Array }> {
   const F = Float64Array;
   // sized up front: a long run has hundreds of thousands of steps, and arrays grown by doubling hold twice the columns
   const [count] = await duck.all(`SELECT count(*)::INTEGER AS n FROM win`);
   const { rows, columns } = await duck.numbers(
     `SELECT p.g::DOUBLE, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE AS l, w.ws::DOUBLE, w.we::DOUBLE, w.wid::DOUBLE
      FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk ORDER BY 1, 2, 3`,
-    [F, F, F, F, F],
+    [Uint32Array, Uint8Array, F, F, Uint32Array],
     num(count?.n),
   );
   const [g, l, ws, we, wid] = columns;
