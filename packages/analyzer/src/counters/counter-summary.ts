@@ -1,9 +1,8 @@
-import { assertCountersRead, type Duck } from '../read/duck.js';
+import { assertCountersRead, END_ROWS_SQL, type Duck } from '../read/duck.js';
 import { num } from '../read/numbers.js';
 import { readJsonSql } from '../read/read-json.js';
 import { createCounters } from './counter-table.js';
 // The `end` events ride along in this scan, for readRunInfo (aggregated records, `"ph":"C"` with dft_cnt, are not counters).
-import { END_ROWS_SQL } from '../summary/run-info.js';
 import { fmtBytes, fmtCount, fmtDuration } from '../format/numbers.js';
 import { readLeak, type Growth, type LeakReading, type Rise, type StepMark } from './leak.js';
 

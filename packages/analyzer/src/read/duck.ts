@@ -14,7 +14,6 @@ import { readJsonSql, sqlString } from './read-json.js';
 import { countersFromRaw } from '../counters/counter-table.js';
 import { TRACE_TYPES } from './layout22.js';
 import { assertAllRead, ReadShortError, stageTraces, type StagedTrace } from './staging.js';
-import { END_ROWS_SQL } from '../summary/run-info.js';
 
 export interface DuckOptions {
   /** Worker threads (default: one per core). */
@@ -342,6 +341,9 @@ async function excludeImpossibleTimes(duck: Duck, files: readonly string[]): Pro
 }
 
 /** Names of read-like and write-like calls whose `ret` counts bytes moved. */
+/** The tracer's `end` events, whose description (used, app, cfg) the load keeps in `run_args`. */
+export const END_ROWS_SQL = "(ph = 'X' AND name = 'end' AND cat = 'dftracer')";
+
 export const READ_CALLS = ['read', 'pread', 'pread64', 'readv', 'preadv', 'preadv2', 'fread'];
 export const WRITE_CALLS = ['write', 'pwrite', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'fwrite'];
 

@@ -1,5 +1,4 @@
-import type { Duck } from '../read/duck.js';
-import { readJsonSql } from '../read/read-json.js';
+import { END_ROWS_SQL, type Duck } from '../read/duck.js';
 
 /**
  * What each process's `end` event says about its run (DFTracer 2.2's `end` args): the integrations
@@ -12,9 +11,6 @@ export interface RunInfo {
   app: Record<string, unknown>;
   cfg: Record<string, unknown>;
 }
-
-/** SQL for the rows this module reads: the `end` events (a scan that already has them may keep them). */
-export const END_ROWS_SQL = "(ph = 'X' AND name = 'end' AND cat = 'dftracer')";
 
 const object = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
