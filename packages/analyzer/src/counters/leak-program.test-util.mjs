@@ -15,6 +15,12 @@ import { trackTfjsMemory } from '@dftracer/tfjs';
 const EPOCHS = 3;
 const STEPS = 40;
 const BATCH = 32;
+/**
+ * Wide enough that a step takes several sampling intervals (about 5 ms on an idle 2-core machine):
+ * every step then holds samples, however the machine's load moves the steps in time. With a step
+ * shorter than the interval, samples fell between steps, and a run could get too few to tell.
+ */
+const HIDDEN = 128;
 const program = process.env.LEAK_PROGRAM;
 if (!['steady', 'leak-step', 'leak-10-steps', 'one-off', 'warm-up', 'prefetch'].includes(program ?? '')) throw new Error(`LEAK_PROGRAM: unknown program ${program}`);
 
@@ -23,8 +29,8 @@ initializeLog({ enable: true, logFile: process.env.LEAK_TRACE, countersIntervalM
 const untrack = trackTfjsMemory(tf);
 const compute = dftFn('compute');
 
-const w1 = tf.variable(tf.randomNormal([64, 32], 0, 0.1));
-const w2 = tf.variable(tf.randomNormal([32, 8], 0, 0.1));
+const w1 = tf.variable(tf.randomNormal([64, HIDDEN], 0, 0.1));
+const w2 = tf.variable(tf.randomNormal([HIDDEN, 8], 0, 0.1));
 const opt = tf.train.adam(0.01); // its slots appear in the first step: a warm-up every program has
 const kept = [];
 let deepest = 0;
