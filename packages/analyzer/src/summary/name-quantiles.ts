@@ -5,6 +5,7 @@
  * windows this replaces peaked 100 MiB above the sweep at 10 M events).
  */
 import type { Duck } from '../read/duck.js';
+import { grown } from '../typed-arrays.js';
 
 export interface NameQuantiles {
   p50_us: number;
@@ -60,12 +61,8 @@ export async function nameQuantiles(duck: Duck, where: string): Promise<Map<numb
           key = k![i]!;
         }
         if (len === values.length) {
-          const v = new Float64Array(len * 2);
-          v.set(values);
-          values = v;
-          const cc = new Float64Array(len * 2);
-          cc.set(counts);
-          counts = cc;
+          values = grown(values, len * 2);
+          counts = grown(counts, len * 2);
         }
         values[len] = dur![i]!;
         counts[len++] = c![i]!;

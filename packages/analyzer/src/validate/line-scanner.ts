@@ -10,6 +10,7 @@
  */
 import { Byte, isHash16, lit, scanObjectBody, scanStringBody, scanValue } from './scan.js';
 import { checkEnd22, fromLayout22, isLayout22 } from '../read/layout22.js';
+import { grown } from '../typed-arrays.js';
 
 export type ProblemKind =
   | 'not-trace'
@@ -720,11 +721,7 @@ export class LineScanner {
 
   /** Room for one more record. */
   private reserve(): void {
-    if ((this.recordCount + 1) * RECORD_SIZE > this.records.length) {
-      const b = new Float64Array(this.records.length * 2);
-      b.set(this.records);
-      this.records = b;
-    }
+    if ((this.recordCount + 1) * RECORD_SIZE > this.records.length) this.records = grown(this.records, this.records.length * 2);
   }
 
   /** A metadata record: its line, id (-1 without one), pid and tid, for per-process counts and ids. */

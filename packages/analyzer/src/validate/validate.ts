@@ -29,6 +29,7 @@ import { IdSet } from './id-set.js';
 import { TraceReader } from '../read/lines.js';
 import { ScanPool } from './scan-pool.js';
 import { FIELD, FLAG_CLOSE, FLAG_META, FLAG_OPEN, NS_NAMES, QUIRK_TEXT, RECORD_SIZE, type ChunkResult, type ProblemGroup, type ProblemKind } from './line-scanner.js';
+import { grown } from '../typed-arrays.js';
 
 export interface FileValidation {
   file: string;
@@ -90,15 +91,10 @@ class Track {
       this.n -= h;
       return;
     }
-    const up = (a: Float64Array) => {
-      const b = new Float64Array(cap * 2);
-      b.set(a);
-      return b;
-    };
-    this.s = up(this.s);
-    this.e = up(this.e);
-    this.id = up(this.id);
-    this.line = up(this.line);
+    this.s = grown(this.s, cap * 2);
+    this.e = grown(this.e, cap * 2);
+    this.id = grown(this.id, cap * 2);
+    this.line = grown(this.line, cap * 2);
   }
 }
 const MAX_TRACK_STACK = 1 << 16;

@@ -13,6 +13,7 @@
 
 import { IdTable } from './id-table.js';
 import { BIT_DEV, BIT_DUR_NULL, OP_SHIFT, type TotalsChunk } from './group-totals.js';
+import { grown, type GrowableArray } from '../../typed-arrays.js';
 
 /**
  * Per event, in the order the pass takes them: by process, then start (null last), longer first.
@@ -167,11 +168,7 @@ class Running {
   }
   private grow(): void {
     const n = this.te.length * 2;
-    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(n);
-      b.set(a);
-      return b;
-    };
+    const g = <T extends GrowableArray>(a: T): T => grown(a, n);
     this.te = g(this.te);
     this.key = g(this.key);
     this.kind = g(this.kind);
@@ -194,11 +191,7 @@ class EndHeap {
   n = 0;
   constructor(private readonly r: Running) {}
   push(s: number): void {
-    if (this.n === this.h.length) {
-      const b = new Int32Array(this.n * 2);
-      b.set(this.h);
-      this.h = b;
-    }
+    if (this.n === this.h.length) this.h = grown(this.h, this.n * 2);
     const te = this.r.te;
     let i = this.n++;
     while (i > 0) {
