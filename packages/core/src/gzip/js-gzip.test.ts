@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { jsGzip } from './js-gzip.js';
 
-const SAMPLES = ['cm1-DEFAULT-3537784-preload.pfw.gz', 'dlio-trace-2-of-8.pfw.gz'].map((f) => gunzipSync(readFileSync(new URL(`../../../../../shared/data/upstream-samples/${f}`, import.meta.url))));
+/** Genuine DFTracer traces, in `shared/` beside the repository's root where the clone has it (CI checks it out at ../shared). */
+const SAMPLES_DIR = fileURLToPath(new URL('../../../../../shared/data/upstream-samples/', import.meta.url));
+const SAMPLES = existsSync(SAMPLES_DIR) ? ['cm1-DEFAULT-3537784-preload.pfw.gz', 'dlio-trace-2-of-8.pfw.gz'].map((f) => gunzipSync(readFileSync(`${SAMPLES_DIR}${f}`))) : [];
 
 /** Deterministic bytes of the given character set. */
 function noise(n: number, alphabet: number, seed = 7): Uint8Array {
@@ -25,7 +28,7 @@ describe('jsGzip', () => {
     for (const c of cases) expect(Buffer.compare(gunzipSync(jsGzip(c)), Buffer.from(c))).toBe(0);
   });
 
-  it('on real trace lines writes no more than zlib -1 (DESIGN: never above zlib -1)', () => {
+  it.skipIf(SAMPLES.length === 0)('on real trace lines writes no more than zlib -1 (DESIGN: never above zlib -1; skipped when ../shared/data/upstream-samples is not beside the clone)', () => {
     for (const s of SAMPLES) {
       const text = s.subarray(0, 1 << 20);
       const ours = jsGzip(text).length;
