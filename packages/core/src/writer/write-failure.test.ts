@@ -162,8 +162,11 @@ describe('a worker thread that dies holding the write lock', () => {
     // A real thread's id, after the thread has ended.
     const waited = run(holding(`
       const w = new Worker("require('worker_threads').parentPort.postMessage(require('fs').readlinkSync('/proc/thread-self'))", { eval: true });
-      const link = await new Promise((res) => w.once('message', res));
-      await new Promise((res) => w.once('exit', res));
+      // Both listeners before the first await: Node can deliver the message and emit 'exit' in one turn.
+      const message = new Promise((res) => w.once('message', res));
+      const exited = new Promise((res) => w.once('exit', res));
+      const link = await message;
+      await exited;
       const holder = Number(link.slice(link.lastIndexOf('/') + 1));
     `));
     // The stale-lock wait (LOCK_STALE_MS) would be 2000 ms; a live holder is never waited on here.
