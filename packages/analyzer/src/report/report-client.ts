@@ -217,7 +217,10 @@ export const REPORT_CLIENT = `
         return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%'];
       }), [0, 1, 1, 1, 1]);
     table('comparison-names', ['cat', 'name', 'this run', 'other run', 'change'],
-      C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; }), [0, 0, 1, 1, 1]);
+      C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; })
+        .concat(C.other_names && (C.other_names.base.names > 0 || C.other_names.variant.names > 0) ? [['', 'other names (unchanged, not listed, or below the top names of both runs): ' +
+          [['this run', C.other_names.base], ['other run', C.other_names.variant]].map(function (o) { return o[0] + ' ' + count(o[1].names) + ' names, ' + count(o[1].count) + ' calls, sum of spans ' + dur(o[1].total_us); }).join('; '), '', '', '']] : []),
+      [0, 0, 1, 1, 1]);
   }
   table('files', ['file', 'ops', 'read', 'read bandwidth', 'written', 'write bandwidth', 'I/O time'],
     S.files.slice(0, 50).map(function (f) { return [f.file, count(f.ops), bytes(f.bytes_read), f.read_bandwidth ? bytes(f.read_bandwidth) + '/s' : '–', bytes(f.bytes_written), f.write_bandwidth ? bytes(f.write_bandwidth) + '/s' : '–', dur(f.io_us)]; }),
