@@ -60,7 +60,7 @@ export const REPORT_CLIENT = `
   var procTime = S.per_process.reduce(function (a, p) { return a + p.wall_us; }, 0);
   document.getElementById('overview').textContent =
     count(S.events) + ' events from ' + S.traces.length + ' trace file' + (S.traces.length === 1 ? '' : 's') + ', ' + S.processes + ' process' + (S.processes === 1 ? '' : 'es') +
-    ' · wall ' + dur(S.wall_us) + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
+    ' · wall ' + dur(S.wall_us) + (S.per_process.length > 1 ? ' · process time ' + dur(procTime) + ' (the walls of the processes summed: the shares are of it)' : '') + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
     ' · compute ' + dur(S.totals.compute_us) + ' (' + pct(S.totals.compute_us, procTime) + ')' +
     ' · both at once ' + dur(S.totals.overlap_us) + ' · data wait ' + dur(S.phases.totals.wait_us) + ' (' + pct(S.phases.totals.wait_us, procTime) + ')' +
     ' · other ' + dur(S.totals.other_us) + ' (' + pct(S.totals.other_us, procTime) + ')' + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written) +

@@ -497,8 +497,10 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   const t = s.totals;
   const ph = s.phases.totals;
   const procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0);
+  // with several processes the shares are of their walls summed (each can be 100 % busy at once), not of the wall time
+  const processTime = s.per_process.length > 1 ? `, process time ${fmtDuration(procTime)} (each process's wall, summed: the shares are of it)` : '';
   out.push(
-    `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}`,
+    `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}${processTime}`,
   );
   out.push(
     `compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  data wait ${fmtDuration(ph.wait_us)} (${fmtPct(ph.wait_us, procTime)})  I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)}, ${fmtDuration(t.overlap_us)} of it under compute)  ` +
@@ -625,7 +627,9 @@ export function formatNamesLeftOut(r: NamesLeftOut | undefined): string {
 export function formatDevice(s: Summary, procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0)): string {
   const d = s.device;
   if (!d) return '';
-  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of wall) on ${d.tracks.join(', ')}; ` : '';
+  // (busy time summed over processes: of their walls summed, which is the wall time only with one process)
+  const of = s.per_process.length > 1 ? 'process time' : 'wall';
+  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of ${of}) on ${d.tracks.join(', ')}; ` : '';
   const kernels = d.kernels
     .slice(0, 5)
     .map((k) => `${k.name} ${fmtDuration(k.device_us)}`)
