@@ -8,7 +8,7 @@ export type { ProblemGroup, ProblemKind, ProblemExample } from './validate/line-
 export { summarize, formatSummary } from './summary/summary.js';
 export { terminalSafe } from './format/terminal-safe.js';
 export type { Summary, SummaryOptions, NameStats, CatStats, FileStats, ProcessStats, TimeSplit, TopEvent } from './summary/summary.js';
-export type { NamesLeftOut } from './summary/name-rank.js';
+export type { NameKey, NamesLeftOut } from './summary/name-rank.js';
 export { mergeTraces } from './merge/merge.js';
 export type { MergeOptions, MergeResult } from './merge/merge.js';
 export { queryTraces, formatQueryResult } from './query/query.js';

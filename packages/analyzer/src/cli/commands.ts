@@ -307,30 +307,41 @@ const compare: Command = {
 BASE and VARIANT are each a trace file, a directory (every *.pfw[.gz] under it: all processes
 of a run) or a quoted glob. Prints wall, compute, data wait, I/O, overlap, other, idle, mean
 epoch and median step of both runs with the change, the largest changes first, then the names
-whose self time changed most.
+whose self time changed most. Both runs keep the same names: each run's top --names by time
+and the other run's, so every name listed has exact figures from both runs (0 calls: none in
+that run); the rest are counted in one row per run.
 
 Options:
   --json             the comparison as JSON
   --top N            names listed (default 20)
+  --names N          names kept one by one in each run, most time first (default ${NAMES_KEPT}); both
+                     runs keep the union of their top N
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
 ${ENGINE_HELP}
   -h, --help         this help`,
-  options: { ...HELP_FLAG, json: { type: 'boolean' }, top: { type: 'string' }, 'compute-cats': { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  options: {
+    ...HELP_FLAG,
+    json: { type: 'boolean' },
+    top: { type: 'string' },
+    names: { type: 'string' },
+    'compute-cats': { type: 'string' },
+    threads: { type: 'string' },
+    'memory-limit': { type: 'string' },
+  },
   async run(values, positionals) {
     if (positionals.length !== 2) throw new UsageError(`compare: give exactly two runs, BASE and VARIANT (got ${positionals.length}); quote globs`);
     const [baseFiles, variantFiles] = positionals.map((p) => resolveInputs([p])) as [string[], string[]];
+    const top = intFlag(values, 'top', 20);
+    const namesKept = intFlag(values, 'names', NAMES_KEPT);
     await assertTraces([...baseFiles, ...variantFiles]);
     const computeCats = listFlag(values, 'compute-cats');
-    const { summarize } = await import('../summary/summary.js');
-    const { compareSummaries, formatComparison } = await import('../compare/compare.js');
+    const { compareRuns, formatComparison } = await import('../compare/compare.js');
     const progress = new Progress('compare', 100, 'percent');
-    const opts = { ...(computeCats ? { computeCats } : {}), ...engineFlags(values), onProgress: (p: number) => progress.update(p) };
-    const a = await summarize(baseFiles, opts);
-    const b = await summarize(variantFiles, opts);
+    const r = await compareRuns(baseFiles, variantFiles, { top, namesKept, ...(computeCats ? { computeCats } : {}), ...engineFlags(values), onProgress: (p: number) => progress.update(p) });
     progress.done();
-    const warnings = [...a.warnings, ...b.warnings].map((w) => `${display(w.file)}: ${w.message}`);
+    const c = r.comparison;
+    const warnings = r.warnings.map((w) => `${display(w.file)}: ${w.message}`);
     for (const w of warnings) process.stderr.write(`dftracer: warning: ${w}\n`);
-    const c = compareSummaries(a, b, { top: intFlag(values, 'top', 20) });
     process.stdout.write(values.json ? `${JSON.stringify({ ...c, warnings }, null, 2)}\n` : `${formatComparison(c, { labels: [display(positionals[0]!), display(positionals[1]!)] })}\n`);
     return 0;
   },
@@ -569,7 +580,8 @@ Options:
   --compute-cats A,B categories counted as compute besides compute, dynamo and PP
   --compare RUN      a second run (file, directory or glob): the page gets a comparison section
   --names N          names kept one by one in the tables, most time first (default ${NAMES_KEPT}); the
-                     rest are counted in one row
+                     rest are counted in one row (with --compare: both runs keep the union of
+                     their top N)
   --force            overwrite FILE if it exists
   --progress         progress on stderr (events read, sorted, swept) even when it is not a terminal
 ${ENGINE_HELP}

@@ -2,12 +2,15 @@
  * `dftracer compare BASE VARIANT`: two runs side by side — wall, compute, I/O, data wait, idle,
  * epochs and steps, and the names whose self time changed most — with deltas, the largest
  * changes first. Each side is summarised on its own (files, globs or directories: every process
- * of a run), so the two runs never share memory.
+ * of a run), so the two runs never share memory. Both keep the same names (`summarizeBoth`): each
+ * run's top names by time and the other's, so a name listed has exact figures from both runs.
  */
 import { fmtBytes, fmtCount, fmtDuration } from '../format/numbers.js';
 import { renderTable } from '../format/table.js';
 import { terminalSafe } from '../format/terminal-safe.js';
-import type { Summary } from '../summary/summary.js';
+import type { ReadWarning } from '../read/duck.js';
+import type { NameKey, NamesLeftOut } from '../summary/name-rank.js';
+import { summarize, type Summary, type SummaryOptions } from '../summary/summary.js';
 
 export interface CompareRow {
   figure: string;
@@ -32,8 +35,12 @@ export interface NameDelta {
   base_self_us: number;
   variant_self_us: number;
   delta_us: number;
+  /** Calls (0: no such event in that run). */
   base_count: number;
   variant_count: number;
+  /** Sum of its spans. */
+  base_total_us: number;
+  variant_total_us: number;
 }
 
 export interface Comparison {
@@ -43,6 +50,19 @@ export interface Comparison {
   figures: CompareRow[];
   /** Names by the change in self time, largest absolute change first. */
   names: NameDelta[];
+  /** Per run, the names not in `names` (unchanged, beyond `top`, or not kept one by one) counted together; the tracer's own left aside. */
+  other_names: { base: NamesLeftOut; variant: NamesLeftOut };
+}
+
+export interface CompareOptions {
+  /** Names listed (default 20). */
+  top?: number;
+  /**
+   * The names each summary was asked to keep (`SummaryOptions.keepNames`): one of them missing
+   * from its `by_name` has no events in that run. Without it, a name one run left out (it kept
+   * only its top names) is not listed, but counted in that run's other names.
+   */
+  asked?: { base?: readonly NameKey[]; variant?: readonly NameKey[] };
 }
 
 const row = (figure: string, unit: CompareRow['unit'], base: number, variant: number): CompareRow => ({
@@ -64,7 +84,7 @@ const viewRow = (view: 'epochs' | 'steps', figure: string, base: number | null, 
 };
 
 /** Compare two summaries. */
-export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } = {}): Comparison {
+export function compareSummaries(a: Summary, b: Summary, opts: CompareOptions = {}): Comparison {
   const pa = a.phases;
   const pb = b.phases;
   const figures = [
@@ -86,25 +106,112 @@ export function compareSummaries(a: Summary, b: Summary, opts: { top?: number } 
   const shown = figures.filter((f) => f.missing?.length !== 2);
   const timeRows = shown.filter((f) => f.unit === 'us').sort((x, y) => (y.delta === null ? -1 : Math.abs(y.delta)) - (x.delta === null ? -1 : Math.abs(x.delta)));
   const others = shown.filter((f) => f.unit !== 'us');
-  const names = new Map<string, NameDelta>();
-  const key = (cat: string, name: string) => `${cat}\u0000${name}`;
-  for (const n of a.by_name) names.set(key(n.cat, n.name), { cat: n.cat, name: n.name, base_self_us: n.self_us, variant_self_us: 0, delta_us: 0, base_count: n.count, variant_count: 0 });
-  for (const n of b.by_name) {
-    const d = names.get(key(n.cat, n.name)) ?? { cat: n.cat, name: n.name, base_self_us: 0, variant_self_us: 0, delta_us: 0, base_count: 0, variant_count: 0 };
-    d.variant_self_us = n.self_us;
-    d.variant_count = n.count;
-    names.set(key(n.cat, n.name), d);
-  }
-  for (const d of names.values()) d.delta_us = d.variant_self_us - d.base_self_us;
+  const { names, other_names } = compareNames(a, b, opts);
   return {
     base: { traces: a.traces, verdict: pa.totals.verdict },
     variant: { traces: b.traces, verdict: pb.totals.verdict },
     figures: [row('wall', 'us', a.wall_us, b.wall_us), ...timeRows, ...others],
-    names: [...names.values()]
-      .filter((d) => d.cat !== 'dftracer' && d.delta_us !== 0)
-      .sort((x, y) => Math.abs(y.delta_us) - Math.abs(x.delta_us) || x.name.localeCompare(y.name))
-      .slice(0, opts.top ?? 20),
+    names,
+    other_names,
   };
+}
+
+const nameKey = (cat: string, name: string) => `${cat}\u0000${name}`;
+
+/** A run's names one by one, the tracer's own left aside. */
+const hostNames = (s: Summary) => s.by_name.filter((n) => n.cat !== 'dftracer');
+
+/**
+ * The names whose self time changed most, from those both runs have exact figures for: kept in
+ * the run's `by_name`, or known to be absent there (asked for, or the run left no name out).
+ */
+function compareNames(a: Summary, b: Summary, opts: CompareOptions): Pick<Comparison, 'names' | 'other_names'> {
+  const known = (s: Summary, asked: readonly NameKey[] = []) => {
+    const have = new Set([...s.by_name, ...asked].map((n) => nameKey(n.cat, n.name)));
+    return (k: string) => s.names_left_out.names === 0 || have.has(k);
+  };
+  const inA = known(a, opts.asked?.base);
+  const inB = known(b, opts.asked?.variant);
+  const names = new Map<string, NameDelta>();
+  const entry = (cat: string, name: string) => {
+    const k = nameKey(cat, name);
+    let d = names.get(k);
+    if (!d && inA(k) && inB(k)) {
+      d = { cat, name, base_self_us: 0, variant_self_us: 0, delta_us: 0, base_count: 0, variant_count: 0, base_total_us: 0, variant_total_us: 0 };
+      names.set(k, d);
+    }
+    return d;
+  };
+  for (const n of hostNames(a)) {
+    const d = entry(n.cat, n.name);
+    if (d) Object.assign(d, { base_self_us: n.self_us, base_count: n.count, base_total_us: n.total_us });
+  }
+  for (const n of hostNames(b)) {
+    const d = entry(n.cat, n.name);
+    if (d) Object.assign(d, { variant_self_us: n.self_us, variant_count: n.count, variant_total_us: n.total_us });
+  }
+  for (const d of names.values()) d.delta_us = d.variant_self_us - d.base_self_us;
+  const listed = [...names.values()]
+    .filter((d) => d.delta_us !== 0)
+    .sort((x, y) => Math.abs(y.delta_us) - Math.abs(x.delta_us) || x.name.localeCompare(y.name))
+    .slice(0, opts.top ?? 20);
+  const shown = new Set(listed.map((d) => nameKey(d.cat, d.name)));
+  // what a run's names not listed add up to: those it did not keep, and those kept but not listed
+  const other = (s: Summary): NamesLeftOut => {
+    const o = { ...s.names_left_out };
+    for (const n of hostNames(s))
+      if (!shown.has(nameKey(n.cat, n.name))) {
+        o.names++;
+        o.count += n.count;
+        o.total_us += n.total_us;
+      }
+    return o;
+  };
+  return { names: listed, other_names: { base: other(a), variant: other(b) } };
+}
+
+/** One run summarised keeping, besides its own top names, the names `keep` (the other run's). */
+export type SummarizeRun = (keep: NameKey[]) => Promise<Summary>;
+
+export interface PairedSummary {
+  summary: Summary;
+  /** The names it was asked to keep besides its own top ones (for `CompareOptions.asked`). */
+  asked: NameKey[];
+}
+
+/**
+ * Two runs summarised over the same names: each keeps its own top names and the other's, so
+ * every name a comparison lists has exact figures from both. `twice` is summarised again only
+ * when the other run kept names that `twice` had left out (it had more names than it keeps).
+ */
+export async function summarizeBoth(twice: SummarizeRun, once: SummarizeRun): Promise<{ twice: PairedSummary; once: PairedSummary }> {
+  let first = await twice([]);
+  const own = hostNames(first).map(({ cat, name }) => ({ cat, name }));
+  const second = await once(own);
+  const have = new Set(first.by_name.map((n) => nameKey(n.cat, n.name)));
+  const extra = hostNames(second)
+    .filter((n) => !have.has(nameKey(n.cat, n.name)))
+    .map(({ cat, name }) => ({ cat, name }));
+  let asked: NameKey[] = [];
+  // (a run that kept every name it has knows the others are absent from it)
+  if (extra.length > 0 && first.names_left_out.names > 0) {
+    first = await twice(extra);
+    asked = extra;
+  }
+  return { twice: { summary: first, asked }, once: { summary: second, asked: own } };
+}
+
+/** Both runs summarised over the same names and compared; with what reading left out of either. */
+export async function compareRuns(
+  baseFiles: string[],
+  variantFiles: string[],
+  opts: Omit<SummaryOptions, 'keepNames'> & { top?: number } = {},
+): Promise<{ comparison: Comparison; warnings: ReadWarning[] }> {
+  const { top, ...summaryOpts } = opts;
+  const run = (files: string[]): SummarizeRun => (keep) => summarize(files, { ...summaryOpts, keepNames: keep });
+  const { twice: base, once: variant } = await summarizeBoth(run(baseFiles), run(variantFiles));
+  const comparison = compareSummaries(base.summary, variant.summary, { ...(top !== undefined ? { top } : {}), asked: { base: base.asked, variant: variant.asked } });
+  return { comparison, warnings: [...base.summary.warnings, ...variant.summary.warnings] };
 }
 
 const fmtUnit = (unit: CompareRow['unit'], v: number) => (unit === 'us' ? fmtDuration(Math.abs(v)) : unit === 'bytes' ? fmtBytes(Math.abs(v)) : fmtCount(Math.abs(v)));
@@ -146,5 +253,14 @@ export function formatComparison(c: Comparison, opts: { labels?: [string, string
       ),
     );
   }
+  const rest = formatOtherNames(c.other_names, [la, lb]);
+  if (rest) out.push(rest);
   return terminalSafe(out.join('\n'));
+}
+
+/** The line of the names not listed, per run (empty when there are none). */
+function formatOtherNames(o: Comparison['other_names'], labels: [string, string]): string {
+  if (o.base.names === 0 && o.variant.names === 0) return '';
+  const side = (label: string, r: NamesLeftOut) => `${label} ${fmtCount(r.names)} name${r.names === 1 ? '' : 's'}, ${fmtCount(r.count)} calls, sum of spans ${fmtDuration(r.total_us)}`;
+  return `Other names (unchanged, beyond --top, or below both runs' top --names): ${side(labels[0], o.base)}; ${side(labels[1], o.variant)}`;
 }

@@ -23,8 +23,12 @@ export interface ProcessCounters {
   /** Event-loop delay: mean of the per-interval p50s, and the largest delay (µs). */
   loop_delay_us?: { p50_mean: number; max: number };
   loop_utilization_mean?: number;
-  /** GC pause time and count over the run, and the pause time's share of the process's wall time. */
-  gc?: { pause_us: number; count: number; share: number };
+  /**
+   * GC pause time and count over the run, and the pause time's share of the process's wall time;
+   * `threads`: the threads (isolates) that reported pauses, whose pauses are summed (each pauses
+   * on its own, so with several the share can exceed 1).
+   */
+  gc?: { pause_us: number; count: number; share: number; threads: number };
   tfjs?: TfjsMemory;
 }
 
@@ -79,7 +83,8 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
       max(value) FILTER (WHERE cat = 'tfjs' AND name = 'memory' AND series = 'num_tensors') AS tensors_peak,
       max(value) FILTER (WHERE cat = 'tfjs' AND name = 'memory' AND series = 'num_bytes') AS bytes_peak,
       count(*) FILTER (WHERE cat = 'sys' AND name = 'event_loop') AS loop_n,
-      count(*) FILTER (WHERE cat = 'sys' AND name = 'gc') AS gc_n
+      count(*) FILTER (WHERE cat = 'sys' AND name = 'gc') AS gc_n,
+      count(DISTINCT (trace, tid)) FILTER (WHERE cat = 'sys' AND name = 'gc') AS gc_threads
     FROM counters WHERE isfinite(value) GROUP BY pid ORDER BY pid`);
   const cpu = new Map<number, PeakMean>();
   for (const r of await duck.all(`SELECT pid, max(v) AS peak, avg(v) AS mean FROM (
@@ -102,7 +107,7 @@ export async function summarizeCounters(duck: Duck, files: string[], wallUs: Rea
     }
     if (num(r.gc_n) > 0) {
       const wall = wallUs.get(pid) ?? 0;
-      p.gc = { pause_us: num(r.gc_pause), count: num(r.gc_count), share: wall > 0 ? num(r.gc_pause) / wall : 0 };
+      p.gc = { pause_us: num(r.gc_pause), count: num(r.gc_count), share: wall > 0 ? num(r.gc_pause) / wall : 0, threads: num(r.gc_threads) };
     }
     if (r.tensors_peak != null || r.bytes_peak != null) p.tfjs = await tfjsMemory(duck, pid, num(r.tensors_peak), num(r.bytes_peak));
     out.push(p);
@@ -199,7 +204,11 @@ export function formatCounters(ps: readonly ProcessCounters[]): string[] {
     const cpu: string[] = [];
     if (p.cpu_pct) cpu.push(`CPU peak ${p.cpu_pct.peak.toFixed(0)} % (mean ${p.cpu_pct.mean.toFixed(0)} %)`);
     if (p.loop_delay_us) cpu.push(`event-loop delay p50 ${fmtDuration(p.loop_delay_us.p50_mean)}, max ${fmtDuration(p.loop_delay_us.max)}`);
-    if (p.gc) cpu.push(`GC ${fmtDuration(p.gc.pause_us)} in ${fmtCount(p.gc.count)} pauses (${(p.gc.share * 100).toFixed(1)} % of wall)`);
+    if (p.gc) {
+      // several threads pause at once: their sum is a share of the wall only as a sum, said so
+      const threads = p.gc.threads > 1 ? ` on ${fmtCount(p.gc.threads)} threads (their pauses summed: ` : ' (';
+      cpu.push(`GC ${fmtDuration(p.gc.pause_us)} in ${fmtCount(p.gc.count)} pauses${threads}${(p.gc.share * 100).toFixed(1)} % of wall)`);
+    }
     if (cpu.length > 0) out.push(`${head}${cpu.join('  ')}`);
     if (p.tfjs) {
       out.push(`${head}tfjs memory: peak ${fmtCount(p.tfjs.peak_tensors)} tensors, ${fmtBytes(p.tfjs.peak_bytes)}`);

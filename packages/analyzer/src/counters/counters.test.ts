@@ -8,6 +8,7 @@ import { mergeTraces } from '../merge/merge.js';
 import { queryTraces } from '../query/query.js';
 import { formatSummary, summarize } from '../summary/summary.js';
 import { tempDir } from '../test-util/fixtures.test-util.js';
+import { TraceWriter } from '../test-util/trace-writer.test-util.js';
 import { validateFiles } from '../validate/validate.js';
 import { leakText } from './counter-summary.js';
 import type { Growth, LeakReading, Rise } from './leak.js';
@@ -129,3 +130,29 @@ describe('non-finite counter values (written null with a non_finite marker by th
   });
 });
 
+
+describe('GC pauses of several threads', () => {
+  /** A process over [0, 1000) µs whose threads report the GC pauses `pauses` (tid → pause_us of each reading). */
+  function gcTrace(path: string, pid: number, pauses: Record<number, number[]>): string {
+    const w = new TraceWriter({ path, pid });
+    const t0 = 1_700_000_000_000_000;
+    w.header();
+    w.start(t0);
+    w.complete('work', 'compute', t0 + 10, 900);
+    for (const [tid, list] of Object.entries(pauses))
+      list.forEach((pause, i) => w.raw(JSON.stringify({ id: w.nextIdForTest(), name: 'gc', cat: 'sys', pid, tid: Number(tid), ts: t0 + 100 * (i + 1), ph: 'C', args: { pause_us: pause, count: 1 } })));
+    w.end(t0 + 1000);
+    w.close();
+    return path;
+  }
+
+  it('one thread: its share of the wall; several: said to be their pauses summed (here more than the wall)', async () => {
+    const one = await summarize([gcTrace(join(dir, 'gc-one.pfw'), 610, { 610: [300, 200] })]);
+    expect(one.counters[0]!.gc).toEqual({ pause_us: 500, count: 2, share: 0.5, threads: 1 });
+    expect(formatSummary(one)).toMatch(/GC 500 µs in 2 pauses \(50\.0 % of wall\)/);
+    // two isolates pausing at once: 1.1 ms of pauses in 1 ms of wall
+    const two = await summarize([gcTrace(join(dir, 'gc-two.pfw'), 620, { 620: [400, 200], 621: [500] })]);
+    expect(two.counters[0]!.gc).toEqual({ pause_us: 1100, count: 3, share: 1.1, threads: 2 });
+    expect(formatSummary(two)).toMatch(/GC 1\.1 ms in 3 pauses on 2 threads \(their pauses summed: 110\.0 % of wall\)/);
+  });
+});

@@ -21,7 +21,7 @@ import { writeSyntheticTrace } from '../test-util/synthetic.test-util.js';
 import { validateFiles } from '../validate/validate.js';
 import { mergeTraces } from '../merge/merge.js';
 import { summarize } from '../summary/summary.js';
-import { compareSummaries } from '../compare/compare.js';
+import { compareRuns } from '../compare/compare.js';
 import { queryTraces } from '../query/query.js';
 import { exportPerfetto } from '../export/export-perfetto.js';
 import { exportParquet } from '../export/export-parquet.js';
@@ -64,7 +64,7 @@ const commands: Array<[string, number, number, Command]> = [
   ['validate', SMALL, 10, (t) => validateFiles([t.a], { threads: 0 })],
   ['merge', SMALL, 10, (t, n) => mergeTraces([t.a, t.b], join(dir, `merged-${n}.pfw.gz`))],
   ['summary', LARGE, 2, (t) => summarize([t.a])],
-  ['compare', LARGE, 2, async (t) => compareSummaries(await summarize([t.a]), await summarize([t.b]))],
+  ['compare', LARGE, 2, (t) => compareRuns([t.a], [t.b])],
   ['query', LARGE, 2, (t) => queryTraces('SELECT name, count(*) AS n, sum(dur) AS d FROM events GROUP BY name ORDER BY d DESC', [t.a])],
   ['export --perfetto', LARGE, 2, (t, n) => exportPerfetto([t.a], join(dir, `p-${n}.json.gz`))],
   ['export --parquet', LARGE, 2, (t, n) => exportParquet([t.a], join(dir, `e-${n}.parquet`))],

@@ -60,7 +60,7 @@ export const REPORT_CLIENT = `
   var procTime = S.per_process.reduce(function (a, p) { return a + p.wall_us; }, 0);
   document.getElementById('overview').textContent =
     count(S.events) + ' events from ' + S.traces.length + ' trace file' + (S.traces.length === 1 ? '' : 's') + ', ' + S.processes + ' process' + (S.processes === 1 ? '' : 'es') +
-    ' · wall ' + dur(S.wall_us) + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
+    ' · wall ' + dur(S.wall_us) + (S.per_process.length > 1 ? ' · process time ' + dur(procTime) + ' (the walls of the processes summed: the shares are of it)' : '') + ' · I/O ' + dur(S.totals.io_us) + ' (' + pct(S.totals.io_us, procTime) + ')' +
     ' · compute ' + dur(S.totals.compute_us) + ' (' + pct(S.totals.compute_us, procTime) + ')' +
     ' · both at once ' + dur(S.totals.overlap_us) + ' · data wait ' + dur(S.phases.totals.wait_us) + ' (' + pct(S.phases.totals.wait_us, procTime) + ')' +
     ' · other ' + dur(S.totals.other_us) + ' (' + pct(S.totals.other_us, procTime) + ')' + ' · read ' + bytes(S.bytes_read) + ' · written ' + bytes(S.bytes_written) +
@@ -217,7 +217,10 @@ export const REPORT_CLIENT = `
         return [f.figure, val(f.unit, f.base), val(f.unit, f.variant), sgn(f.unit, f.delta), f.ratio === null ? '' : (f.ratio >= 0 ? '+' : '−') + Math.abs(100 * f.ratio).toFixed(0) + '%'];
       }), [0, 1, 1, 1, 1]);
     table('comparison-names', ['cat', 'name', 'this run', 'other run', 'change'],
-      C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; }), [0, 0, 1, 1, 1]);
+      C.names.map(function (n) { return [n.cat, n.name, dur(n.base_self_us), dur(n.variant_self_us), sgn('us', n.delta_us)]; })
+        .concat(C.other_names && (C.other_names.base.names > 0 || C.other_names.variant.names > 0) ? [['', 'other names (unchanged, not listed, or below the top names of both runs): ' +
+          [['this run', C.other_names.base], ['other run', C.other_names.variant]].map(function (o) { return o[0] + ' ' + count(o[1].names) + ' names, ' + count(o[1].count) + ' calls, sum of spans ' + dur(o[1].total_us); }).join('; '), '', '', '']] : []),
+      [0, 0, 1, 1, 1]);
   }
   table('files', ['file', 'ops', 'read', 'read bandwidth', 'written', 'write bandwidth', 'I/O time'],
     S.files.slice(0, 50).map(function (f) { return [f.file, count(f.ops), bytes(f.bytes_read), f.read_bandwidth ? bytes(f.read_bandwidth) + '/s' : '–', bytes(f.bytes_written), f.write_bandwidth ? bytes(f.write_bandwidth) + '/s' : '–', dur(f.io_us)]; }),

@@ -18,7 +18,8 @@ import { LaneAssigner } from '../export/lanes.js';
 import { REPORT_CLIENT, REPORT_CSS } from './report-client.js';
 import { counterSectionHtml, COUNTERS_CLIENT, COUNTERS_CSS } from './report-counters-client.js';
 import { counterCharts, type CounterCharts } from './report-counters.js';
-import { compareSummaries, type Comparison } from '../compare/compare.js';
+import { compareSummaries, summarizeBoth, type Comparison } from '../compare/compare.js';
+import type { NameKey } from '../summary/name-rank.js';
 import { computeSegmentsSql, summarize, summarizeLoaded, type Summary } from '../summary/summary.js';
 import { checkOutputTarget, writeOutput, type OutputFile } from '../output/output-file.js';
 
@@ -75,11 +76,11 @@ export interface ReportData {
   comparison?: Comparison;
 }
 
-/** Collect the page's data from the loaded `ev` table. */
-export async function reportData(duck: Duck, files: string[], opts: ReportOptions = {}): Promise<ReportData> {
+/** Collect the page's data from the loaded `ev` table; `keepNames`: names its tables keep besides the top ones (a compared run's). */
+export async function reportData(duck: Duck, files: string[], opts: ReportOptions = {}, keepNames: readonly NameKey[] = []): Promise<ReportData> {
   const maxSlices = opts.maxSlices ?? 100_000;
   const nBins = opts.bins ?? 400;
-  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.onStage ? { onStage: opts.onStage } : {}) });
+  const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, keepNames, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);
@@ -277,16 +278,26 @@ export async function writeReport(files: string[], output: string, opts: ReportO
   return writeOutput('report', output, (file) => renderTo(file, files, output, opts));
 }
 
+/**
+ * The page's data with the comparison against `other`: both runs keep the same names (each one's
+ * top names and the other's), and only the other run is summarised again when that needs it.
+ */
+async function comparedData(duck: Duck, files: string[], opts: ReportOptions, other: string[]): Promise<ReportData> {
+  const summarizeOther = (keep: NameKey[]) =>
+    summarize(other, { threads: opts.threads, memoryLimit: opts.memoryLimit, keepNames: keep, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.computeCats ? { computeCats: opts.computeCats } : {}) });
+  let data: ReportData | undefined;
+  const both = await summarizeBoth(summarizeOther, async (keep) => (data = await reportData(duck, files, opts, keep)).summary);
+  const page = data!;
+  page.comparison = compareSummaries(page.summary, both.twice.summary, { asked: { base: both.once.asked, variant: both.twice.asked } });
+  return page;
+}
+
 async function renderTo(file: OutputFile, files: string[], output: string, opts: ReportOptions): Promise<ReportResult> {
   const duck = await Duck.open(opts);
   try {
     opts.onStage?.('reading traces');
     const load = await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
-    const data = await reportData(duck, files, opts);
-    if (opts.compareWith) {
-      const other = await summarize(opts.compareWith, { threads: opts.threads, memoryLimit: opts.memoryLimit, ...(opts.computeCats ? { computeCats: opts.computeCats } : {}) });
-      data.comparison = compareSummaries(data.summary, other);
-    }
+    const data = opts.compareWith ? await comparedData(duck, files, opts, opts.compareWith) : await reportData(duck, files, opts);
     const html = renderReport(data);
     await file.write(html);
     return { output, warnings: load.warnings, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes: Buffer.byteLength(html) };

@@ -65,4 +65,31 @@ describe('GPU device time', () => {
     expect(s.device).toBeNull();
     expect(formatSummary(s)).not.toMatch(/device:/);
   });
+
+  it('with several processes, says the shares are of their walls summed: a share of the wall time would exceed 100 %', async () => {
+    // two processes over the same 100 µs: each computes [0, 100) and keeps its GPU busy [0, 90)
+    const t0 = 1_770_000_000_000_000;
+    const paths = [310, 320].map((pid) => {
+      const path = join(dir, `rank-${pid}.pfw.gz`);
+      const w = new TraceWriter({ path, pid });
+      const track = pid * 1_000_000 + 1;
+      w.header();
+      w.threadName(track, 'webgpu:0');
+      w.start(t0);
+      w.complete('step', 'compute', t0, 100);
+      w.complete('kernel', 'dynamo', t0, 90, { tid: track, parent: null, args: { device_us: 90, device_track: 'webgpu:0' } });
+      w.end(t0 + 100);
+      w.close();
+      return path;
+    });
+    const s = await summarize(paths, { threads: 1 });
+    expect(s.wall_us).toBe(100);
+    expect(s.totals.compute_us).toBe(200);
+    expect(s.device).toMatchObject({ busy_us: 180 });
+    const text = formatSummary(s);
+    // 200 µs of compute and 180 µs of GPU time in 100 µs of wall time: shares of the 200 µs of process time
+    expect(text).toMatch(/; wall time 100 µs, process time 200 µs \(each process's wall, summed: the shares are of it\)$/m);
+    expect(text).toMatch(/^compute 200 µs \(100\.0%\) /m);
+    expect(text).toMatch(/device: busy 180 µs \(90\.0% of process time\) on webgpu:0;/);
+  });
 });

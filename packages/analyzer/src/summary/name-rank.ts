@@ -7,9 +7,16 @@
  */
 import type { Duck } from '../read/duck.js';
 import { num } from '../read/numbers.js';
+import { sqlString } from '../read/read-json.js';
 
 /** Names kept one by one in a summary unless asked otherwise (`--names N`). */
 export const NAMES_KEPT = 1000;
+
+/** A name as the summary keys it: its category and name. */
+export interface NameKey {
+  cat: string;
+  name: string;
+}
 
 /** What the names not kept add up to. */
 export interface NamesLeftOut {
@@ -30,9 +37,10 @@ export const NAME_RANK = 'name_rank';
 
 /**
  * Ranks the names of the host events (`ph X` off device tracks, and aggregated `C` records) into
- * `name_rank`, and returns what the names not kept add up to.
+ * `name_rank`, and returns what the names not kept add up to. `also`: names kept besides the top
+ * `kept` (another run's, for a comparison); those without events here stay absent.
  */
-export async function rankNames(duck: Duck, kept: number): Promise<NamesLeftOut> {
+export async function rankNames(duck: Duck, kept: number, also: readonly NameKey[] = []): Promise<NamesLeftOut> {
   const n = Math.max(0, Math.floor(kept));
   await duck.run(`CREATE OR REPLACE TABLE ${NAME_RANK} AS
     SELECT cat, name, count, total_us, x_count, x_total_us, min_us, max_us, (cat = 'dftracer') IS TRUE AS keep FROM (
@@ -44,8 +52,21 @@ export async function rankNames(duck: Duck, kept: number): Promise<NamesLeftOut>
   // the top n by a LIMIT (a heap of n rows), not a rank over every name (a sort of a million)
   await duck.run(`UPDATE ${NAME_RANK} SET keep = true WHERE rowid IN (
     SELECT rowid FROM ${NAME_RANK} WHERE NOT keep ORDER BY total_us DESC, count DESC, cat NULLS FIRST, name LIMIT ${n})`);
+  // after the top n, so that the top n are this run's own whatever else is asked for
+  if (also.length) await keepAlso(duck, also);
   const [r] = await duck.all(`SELECT count(*) AS names, coalesce(sum(count), 0) AS count, coalesce(sum(total_us), 0) AS total_us FROM ${NAME_RANK} WHERE NOT keep`);
   return { names: num(r?.names), count: num(r?.count), total_us: num(r?.total_us) };
+}
+
+/** Marks the names `also` kept in `name_rank` (in batches: one statement's text stays small). */
+async function keepAlso(duck: Duck, also: readonly NameKey[]): Promise<void> {
+  await duck.run(`CREATE OR REPLACE TEMP TABLE name_also (cat VARCHAR, name VARCHAR)`);
+  for (let i = 0; i < also.length; i += 1000) {
+    const rows = also.slice(i, i + 1000).map((k) => `(${sqlString(k.cat)}, ${sqlString(k.name)})`);
+    await duck.run(`INSERT INTO name_also VALUES ${rows.join(', ')}`);
+  }
+  await duck.run(`UPDATE ${NAME_RANK} r SET keep = true FROM (SELECT DISTINCT cat, name FROM name_also) a WHERE r.cat IS NOT DISTINCT FROM a.cat AND r.name = a.name`);
+  await duck.run(`DROP TABLE name_also`);
 }
 
 /** SQL condition: the event aliased `e` has a kept name (its (cat, name) is kept in `name_rank`). */

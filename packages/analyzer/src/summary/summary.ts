@@ -24,7 +24,7 @@ import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
 import { nameQuantiles, type NameQuantiles } from './name-quantiles.js';
-import { keptNameSql, NAMES_KEPT, NAME_RANK, rankNames, type NamesLeftOut } from './name-rank.js';
+import { keptNameSql, NAMES_KEPT, NAME_RANK, rankNames, type NameKey, type NamesLeftOut } from './name-rank.js';
 import { buildWindows, computePhases, type Phases, type WindowSources } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
@@ -143,7 +143,7 @@ export interface Summary {
   totals: TimeSplit;
   per_process: ProcessStats[];
   by_cat: CatStats[];
-  /** The `NAMES_KEPT` (or `namesKept`) names with the most time (sum of spans), most first. */
+  /** The `NAMES_KEPT` (or `namesKept`) names with the most time (sum of spans), most first, and any `keepNames` with events. */
   by_name: NameStats[];
   /** The names not in `by_name`, counted together. */
   names_left_out: NamesLeftOut;
@@ -184,6 +184,11 @@ export interface SummaryOptions {
   stepsKept?: number;
   /** Names kept in `by_name` (default `NAMES_KEPT`); the rest are counted in `names_left_out`. */
   namesKept?: number;
+  /**
+   * Names kept in `by_name` besides the top `namesKept` (a comparison keeps the other run's, so
+   * both sides have exact figures for them); those without events in these traces stay absent.
+   */
+  keepNames?: readonly NameKey[];
 }
 
 /** Files kept one by one in a summary unless asked otherwise: a run can read millions of samples. */
@@ -217,7 +222,7 @@ export async function summarizeLoaded(duck: Duck, files: string[], opts: Summary
     count(*) FILTER (WHERE ph = 'X') AS events, count(*) FILTER (WHERE ph = 'M') AS metadata FROM ev WHERE ph IN ('X', 'C', 'M')`);
   await buildFileDirs(duck);
   const sources = await buildWindows(duck);
-  const leftOut = await rankNames(duck, opts.namesKept ?? NAMES_KEPT);
+  const leftOut = await rankNames(duck, opts.namesKept ?? NAMES_KEPT, opts.keepNames);
   // every interval figure comes from one sorted pass
   const stage = opts.onStage;
   const events = num(np?.events);
@@ -492,8 +497,10 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   const t = s.totals;
   const ph = s.phases.totals;
   const procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0);
+  // with several processes the shares are of their walls summed (each can be 100 % busy at once), not of the wall time
+  const processTime = s.per_process.length > 1 ? `, process time ${fmtDuration(procTime)} (each process's wall, summed: the shares are of it)` : '';
   out.push(
-    `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}`,
+    `${fmtCount(s.events)} events from ${s.traces.length} trace file${s.traces.length === 1 ? '' : 's'}, ${s.processes} process${s.processes === 1 ? '' : 'es'}; wall time ${fmtDuration(s.wall_us)}${processTime}`,
   );
   out.push(
     `compute ${fmtDuration(t.compute_us)} (${fmtPct(t.compute_us, procTime)})  data wait ${fmtDuration(ph.wait_us)} (${fmtPct(ph.wait_us, procTime)})  I/O ${fmtDuration(t.io_us)} (${fmtPct(t.io_us, procTime)}, ${fmtDuration(t.overlap_us)} of it under compute)  ` +
@@ -620,7 +627,9 @@ export function formatNamesLeftOut(r: NamesLeftOut | undefined): string {
 export function formatDevice(s: Summary, procTime = s.per_process.reduce((a, p) => a + p.wall_us, 0)): string {
   const d = s.device;
   if (!d) return '';
-  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of wall) on ${d.tracks.join(', ')}; ` : '';
+  // (busy time summed over processes: of their walls summed, which is the wall time only with one process)
+  const of = s.per_process.length > 1 ? 'process time' : 'wall';
+  const busy = d.source === 'device-track' ? `busy ${fmtDuration(d.busy_us)} (${fmtPct(d.busy_us, procTime)} of ${of}) on ${d.tracks.join(', ')}; ` : '';
   const kernels = d.kernels
     .slice(0, 5)
     .map((k) => `${k.name} ${fmtDuration(k.device_us)}`)
