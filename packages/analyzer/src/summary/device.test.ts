@@ -66,6 +66,28 @@ describe('GPU device time', () => {
     expect(formatSummary(s)).not.toMatch(/device:/);
   });
 
+  it('counts a kernel seen only on its device track, whether its name is kept or not', async () => {
+    // host compute [0, 100), then a kernel no host event names on the device [100, 150)
+    const t0 = 1_770_000_000_000_000;
+    const path = join(dir, 'device-only.pfw.gz');
+    const w = new TraceWriter({ path, pid: 330 });
+    const track = 330_000_001;
+    w.header();
+    w.threadName(track, 'webgpu:0');
+    w.start(t0);
+    w.complete('step', 'compute', t0, 100);
+    w.complete('gemm', 'dynamo', t0 + 100, 50, { tid: track, parent: null, args: { device_us: 50, device_track: 'webgpu:0' } });
+    w.end(t0 + 150);
+    w.close();
+    for (const namesKept of [1000, 0]) {
+      const s = await summarize([path], { threads: 1, namesKept });
+      expect(s.wall_us).toBe(150);
+      expect(s.totals.compute_us).toBe(150);
+      expect(s.phases.totals.compute_us).toBe(150);
+      expect(s.device).toMatchObject({ events: 1, busy_us: 50 });
+    }
+  });
+
   it('with several processes, says the shares are of their walls summed: a share of the wall time would exceed 100 %', async () => {
     // two processes over the same 100 µs: each computes [0, 100) and keeps its GPU busy [0, 90)
     const t0 = 1_770_000_000_000_000;

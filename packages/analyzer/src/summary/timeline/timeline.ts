@@ -36,13 +36,20 @@ async function intern(duck: Duck, ranked: boolean): Promise<{ keys: TimelineKeys
     SELECT (row_number() OVER (ORDER BY cat) - 1)::INTEGER AS c, cat FROM (SELECT DISTINCT cat FROM ev WHERE ph = 'X')`);
   // every distinct (cat, name) of complete events, with its flags; a name not kept (`name_rank`) takes the
   // key shared by the names not kept of its category and flags, so the sweep's state stays bounded
+  // ranked: `name_rank` has the names of the host events already (x_count > 0); only those of device
+  // events need a pass over `ev` (a second grouping of a million names cost 0.8 CPU s)
+  const names = ranked
+    ? `SELECT cat, name, keep FROM ${NAME_RANK} WHERE x_count > 0
+      UNION ALL
+      SELECT d.cat, d.name, coalesce(r.keep, false) AS keep FROM (SELECT DISTINCT cat, name FROM ev WHERE ph = 'X' AND coalesce(dev, false)) d
+        LEFT JOIN ${NAME_RANK} r ON r.cat IS NOT DISTINCT FROM d.cat AND r.name = d.name WHERE coalesce(r.x_count, 0) = 0`
+    : `SELECT DISTINCT cat, name, true AS keep FROM ev WHERE ph = 'X'`;
   await duck.run(`CREATE OR REPLACE TABLE tl_names AS
-    SELECT n.*, c.c, ${ranked ? `coalesce(r.keep, false)` : 'true'} AS keep FROM (
+    SELECT n.*, c.c FROM (
       SELECT cat, name, (cat <> 'dftracer') IS TRUE AS host, ${WAIT_NAME_SQL} IS TRUE AS wait,
-        (${WINDOW_SPAN_SQL} IS FALSE AND ${WAIT_NAME_SQL} IS FALSE) AS other
-      FROM (SELECT DISTINCT cat, name FROM ev WHERE ph = 'X')
-    ) n JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM n.cat
-    ${ranked ? `LEFT JOIN ${NAME_RANK} r ON r.cat IS NOT DISTINCT FROM n.cat AND r.name = n.name` : ''}`);
+        (${WINDOW_SPAN_SQL} IS FALSE AND ${WAIT_NAME_SQL} IS FALSE) AS other, keep
+      FROM (${names})
+    ) n JOIN tl_cats c ON c.cat IS NOT DISTINCT FROM n.cat`);
   await duck.run(`CREATE OR REPLACE TABLE tl_keys AS
     SELECT (row_number() OVER (ORDER BY cat NULLS FIRST, name NULLS LAST, host, wait, other) - 1)::INTEGER AS k, * FROM (
       SELECT cat, name, c, host, wait, other FROM tl_names WHERE keep
