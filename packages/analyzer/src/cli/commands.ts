@@ -26,16 +26,15 @@ const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
  * Progress of a summary-like command on stderr: DuckDB's percentage with the stage as the note;
  * shown on a terminal, or anywhere with `--progress`.
  */
-function stagedProgress(label: string, values: Values): { done(): void; callbacks: { onProgress(p: number): void; onStage(s: string): void } } {
+function stagedProgress(label: string, values: Values): { done(): void; callbacks: { onProgress?(p: number): void; onStage(s: string): void } } {
   const progress = new Progress(label, 100, 'percent', values.progress ? { enabled: true } : {});
   let percent = 0;
   let stage = '';
+  const onStage = (s: string) => progress.update(percent, (stage = s));
   return {
     done: () => progress.done(),
-    callbacks: {
-      onProgress: (p) => progress.update((percent = p), stage),
-      onStage: (s) => progress.update(percent, (stage = s)),
-    },
+    // no percentages asked of DuckDB when nothing is drawn: tracking them costs it CPU
+    callbacks: progress.enabled ? { onProgress: (p) => progress.update((percent = p), stage), onStage } : { onStage },
   };
 }
 
@@ -337,7 +336,7 @@ ${ENGINE_HELP}
     const computeCats = listFlag(values, 'compute-cats');
     const { compareRuns, formatComparison } = await import('../compare/compare.js');
     const progress = new Progress('compare', 100, 'percent');
-    const r = await compareRuns(baseFiles, variantFiles, { top, namesKept, ...(computeCats ? { computeCats } : {}), ...engineFlags(values), onProgress: (p: number) => progress.update(p) });
+    const r = await compareRuns(baseFiles, variantFiles, { top, namesKept, ...(computeCats ? { computeCats } : {}), ...engineFlags(values), ...progress.percentOption() });
     progress.done();
     const c = r.comparison;
     const warnings = r.warnings.map((w) => `${display(w.file)}: ${w.message}`);
@@ -488,7 +487,7 @@ ${ENGINE_HELP}
     const checks = gzipChecks(files);
     if (format === 'perfetto') {
       const { exportPerfetto } = await import('../export/export-perfetto.js');
-      const r = await exportPerfetto(files, out, { ...engine, onProgress: (p) => progress.update(p) });
+      const r = await exportPerfetto(files, out, { ...engine, ...progress.percentOption() });
       progress.done();
       await checks;
       process.stdout.write(
@@ -498,7 +497,7 @@ ${ENGINE_HELP}
       if (r.events > 2_000_000) process.stderr.write('dftracer: warning: browsers struggle beyond a few million events; consider filtering with "dftracer query"\n');
     } else {
       const { exportParquet } = await import('../export/export-parquet.js');
-      const r = await exportParquet(files, out, { ...engine, onProgress: (p) => progress.update(p) });
+      const r = await exportParquet(files, out, { ...engine, ...progress.percentOption() });
       progress.done();
       await checks;
       process.stdout.write(`wrote ${display(out)}: ${fmtCount(r.rows)} events\n`);
@@ -550,7 +549,7 @@ ${ENGINE_HELP}
     const { queryTraces, formatQueryResult } = await import('../query/query.js');
     const progress = new Progress('query', 100, 'percent');
     const checks = gzipChecks(files);
-    const r = await queryTraces(sql, files, { ...engineFlags(values), onProgress: (p) => progress.update(p) });
+    const r = await queryTraces(sql, files, { ...engineFlags(values), ...progress.percentOption() });
     progress.done();
     await checks;
     const format = values.json ? 'json' : values.csv ? 'csv' : 'table';
