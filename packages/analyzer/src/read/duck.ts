@@ -232,6 +232,11 @@ export class Duck {
         const m = process.memoryUsage();
         const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
         process.stderr.write(`[duckdb ${((performance.now() - t0) / 1000).toFixed(3)} s, cpu ${((c.user + c.system) / 1e6).toFixed(3)} s, rss ${Math.round(process.memoryUsage.rss() / 1048576)} MiB (JS heap ${mib(m.heapUsed)}, buffers ${mib(m.external)}), peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB] ${stack}\n`);
+        // DFTRACER_TIMING=2: and DuckDB's buffer-managed memory by tag (what its memory limit counts)
+        if (process.env.DFTRACER_TIMING === '2') {
+          const tags = (await this.conn.runAndReadAll(`SELECT tag, memory_usage_bytes AS m, temporary_storage_bytes AS t FROM duckdb_memory() WHERE m + t > 0 ORDER BY m DESC`)).getRowObjectsJS();
+          process.stderr.write(`  duckdb memory: ${tags.map((r) => `${String(r.tag)} ${mib(Number(r.m))}${Number(r.t) > 0 ? ` (+${mib(Number(r.t))} spilled)` : ''}`).join(', ')}\n`);
+        }
       }
     }
     return this.timed(f);

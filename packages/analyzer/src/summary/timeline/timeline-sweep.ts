@@ -76,9 +76,13 @@ export interface TimelineResult {
   compute: Float64Array;
   either: Float64Array;
   all: Float64Array;
-  /** Per window (in `TimelineWindows` order), WINDOW_FIGURES.length figures each. */
-  windows: Float64Array;
 }
+
+/**
+ * Called once for every window (index j in `TimelineWindows` order, its level l) when the pass is
+ * past it, with its WINDOW_FIGURES.length figures (null: all zero). The array is reused once the call returns.
+ */
+export type WindowDone = (j: number, l: number, figures: Float64Array | null) => void;
 
 /** A union's length per index: counts how many intervals cover the current time. */
 class Unions {
@@ -245,6 +249,8 @@ export interface TimelineOptions {
   fileDir: Int32Array;
   processes: number;
   windows: TimelineWindows;
+  /** Where each window's figures go once final: only the windows of the current time are held. */
+  windowDone: WindowDone;
   /** Events without p_idx are children of the latest earlier-starting event on their thread that encloses them. */
   nest: boolean;
 }
@@ -282,6 +288,11 @@ export class TimelineSweep {
   /** Per level: the current window index. */
   private readonly wp = new Int32Array(3);
   private readonly wEnd = new Int32Array(3);
+  /** Figures of the windows time was added to and not yet handed to `windowDone`, by window index. */
+  private readonly open = new Map<number, Float64Array>();
+  private readonly spare: Float64Array[] = [];
+  /** The processes before this one have had their windows handed over. */
+  private nextG = 0;
 
   constructor(opts: TimelineOptions) {
     this.o = opts;
@@ -303,7 +314,6 @@ export class TimelineSweep {
       compute: new Float64Array(p),
       either: new Float64Array(p),
       all: new Float64Array(p),
-      windows: new Float64Array(opts.windows.ws.length * WINDOW_FIGURES.length),
     };
     this.splitTime = new Float64Array(p * 8);
   }
@@ -364,12 +374,15 @@ export class TimelineSweep {
 
   finish(): TimelineResult {
     this.endProcess();
+    this.skipProcesses(this.o.processes);
     this.figures();
     return this.res;
   }
 
   private startProcess(g: number): void {
     this.endProcess();
+    this.skipProcesses(g);
+    this.nextG = g + 1;
     this.g = g;
     this.prev = -Infinity;
     this.threads.clear();
@@ -385,6 +398,37 @@ export class TimelineSweep {
     while (this.heap.n > 0) this.end(this.heap.pop());
     this.r.reset();
     this.ids.clear();
+    for (let l = 0; l < 3; l++) this.passWindows(l, this.wEnd[l]!);
+  }
+
+  /** Hand over the (all-zero) windows of the processes before g that had no event to sweep. */
+  private skipProcesses(g: number): void {
+    const at = this.o.windows.at;
+    for (let p = this.nextG; p < g; p++) for (let l = 0; l < 3; l++) for (let j = at[3 * p + l]!; j < at[3 * p + l + 1]!; j++) this.o.windowDone(j, l, null);
+    this.nextG = Math.max(this.nextG, g);
+  }
+
+  /** Level l's windows before `to` are past: their figures are final. */
+  private passWindows(l: number, to: number): void {
+    for (let j = this.wp[l]!; j < to; j++) {
+      const f = this.open.get(j);
+      this.o.windowDone(j, l, f ?? null);
+      if (f) {
+        this.open.delete(j);
+        this.spare.push(f.fill(0));
+      }
+    }
+    this.wp[l] = to;
+  }
+
+  /** Window j's figures, to add to. */
+  private figuresOf(j: number): Float64Array {
+    let f = this.open.get(j);
+    if (!f) {
+      f = this.spare.pop() ?? new Float64Array(FIGURES);
+      this.open.set(j, f);
+    }
+    return f;
   }
 
   /**
@@ -401,16 +445,18 @@ export class TimelineSweep {
     const state = (this.nIo > 0 ? 1 : 0) | (this.nCompB > 0 ? 2 : 0) | (this.nWait > 0 ? 4 : 0) | (this.nOtherB > 0 ? 8 : 0);
     if (state === 0) return;
     const { ws, we } = this.o.windows;
-    const out = this.res.windows;
     const figs = STATE_FIGURES[state]!;
     for (let l = 0; l < 3; l++) {
       let j = this.wp[l]!;
       const end = this.wEnd[l]!;
       while (j < end && we[j]! <= a) j++;
-      this.wp[l] = j;
+      this.passWindows(l, j);
       for (; j < end && ws[j]! < t; j++) {
         const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
-        if (len > 0) for (let f = 0; f < figs.length; f++) out[j * FIGURES + figs[f]!]! += len;
+        if (len > 0) {
+          const out = this.figuresOf(j);
+          for (let f = 0; f < figs.length; f++) out[figs[f]!]! += len;
+        }
       }
     }
   }
@@ -437,8 +483,8 @@ export class TimelineSweep {
       let j = this.wp[l]!;
       const end = this.wEnd[l]!;
       while (j < end && we[j]! <= t) j++;
-      this.wp[l] = j;
-      if (j < end && ws[j]! <= t) this.res.windows[j * WINDOW_FIGURES.length + 7]! += b;
+      this.passWindows(l, j);
+      if (j < end && ws[j]! <= t) this.figuresOf(j)[7]! += b;
     }
   }
 

@@ -10,6 +10,7 @@ import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
 import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
 import { GroupTotals, type GroupTotalsResult } from './group-totals.js';
 import { NAME_RANK } from '../name-rank.js';
+import { WindowFigureWriter } from './window-figures.js';
 
 export interface Timeline extends TimelineResult {
   /** Per process (by index) and per file (`fdir.fid`): the plain totals of the same pass. */
@@ -23,8 +24,6 @@ export interface Timeline extends TimelineResult {
   /** Process index → (trace, pid as coalesce(pid, -1)): every process with a complete event, in (trace, pid) order. */
   procTrace: number[];
   procPid: number[];
-  /** The `wid` of each window, in the order of `windows`' figures. */
-  windowIds: Uint32Array;
 }
 
 /**
@@ -108,7 +107,9 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: 
   const fileDir = fileDid.map((did) => did - 1);
   const dirs = fileDid.reduce((a, b) => Math.max(a, b), 0);
   const w = await windows(duck, k.procTrace.length);
-  const sweep = new TimelineSweep({ keys: k.keys, dirs, fileDir, processes: k.procTrace.length, windows: w, nest: opts.nest });
+  // each window's figures go to DuckDB's `win_fig` as the sweep passes it (window-figures.ts)
+  const figures = await WindowFigureWriter.open(duck, w);
+  const sweep = new TimelineSweep({ keys: k.keys, dirs, fileDir, processes: k.procTrace.length, windows: w, windowDone: figures.add, nest: opts.nest });
   const totals = new GroupTotals(k.procTrace.length, fileDid.length);
   // sorted in narrow types (DuckDB sorts the rows it carries: half the bytes spill half as much), read out as DOUBLE
   const nan = `'NaN'::DOUBLE`;
@@ -126,14 +127,20 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: 
     ORDER BY p.g, e.ts NULLS LAST, te DESC)`;
   let swept = 0;
   let chunks = 0;
-  await duck.chunks(sql, 11, (cols, rows) => {
-    const [g, ts, te, tid, id, parent, key, kind, bits, bytes, fid] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-    const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, bits, bytes, fid };
-    sweep.push(chunk);
-    totals.push(chunk);
-    swept += rows;
-    // every 64 chunks (about 131 000 events)
-    if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
-  });
-  return { ...sweep.finish(), totals: totals.finish(), procPidNull: k.procPidNull, keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid, windowIds: w.wid };
+  let result: TimelineResult;
+  try {
+    await duck.chunks(sql, 11, (cols, rows) => {
+      const [g, ts, te, tid, id, parent, key, kind, bits, bytes, fid] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+      const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, bits, bytes, fid };
+      sweep.push(chunk);
+      totals.push(chunk);
+      swept += rows;
+      // every 64 chunks (about 131 000 events)
+      if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
+    });
+    result = sweep.finish();
+  } finally {
+    figures.close();
+  }
+  return { ...result, totals: totals.finish(), procPidNull: k.procPidNull, keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid };
 }
