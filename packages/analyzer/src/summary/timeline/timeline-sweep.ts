@@ -12,12 +12,14 @@
  */
 
 import { IdTable } from './id-table.js';
-import { BIT_DEV, BIT_DUR_NULL, OP_SHIFT, type TotalsChunk } from './group-totals.js';
+import { BIT_DEV, BIT_DUR_NULL, KIND_WINDOW, OP_SHIFT, type TotalsChunk } from './group-totals.js';
 import { grown, type GrowableArray } from '../../typed-arrays.js';
 
 /**
  * Per event, in the order the pass takes them: by process, then start (null last), longer first.
- * Events without a start (ts NaN) only count in the totals (`group-totals.ts`).
+ * Events without a start (ts NaN) only count in the totals (`group-totals.ts`). The epoch and step
+ * windows come in the same stream, as rows of kind KIND_WINDOW (key: level 0 process, 1 epoch,
+ * 2 step; id: wid; ts, te: its start and end) before the events that start with them.
  */
 export interface TimelineChunk extends TotalsChunk {
   rows: number;
@@ -52,13 +54,6 @@ export interface TimelineKeys {
   other: Uint8Array;
 }
 
-/** Windows of each process and level (0 process, 1 epoch, 2 step), sorted by start, not overlapping. */
-export interface TimelineWindows {
-  /** Windows of process g, level l: [at[3g + l], at[3g + l + 1]). */
-  at: Int32Array;
-  ws: Float64Array;
-  we: Float64Array;
-}
 
 export const WINDOW_FIGURES = ['compute', 'io', 'wait', 'overlap', 'io_only', 'other', 'busy', 'bytes_read'] as const;
 export type WindowFigure = (typeof WINDOW_FIGURES)[number];
@@ -79,10 +74,59 @@ export interface TimelineResult {
 }
 
 /**
- * Called once for every window (index j in `TimelineWindows` order, its level l) when the pass is
- * past it, with its WINDOW_FIGURES.length figures (null: all zero). The array is reused once the call returns.
+ * Called once for every window (its wid, level and wall time) when the pass is past it, with its
+ * WINDOW_FIGURES.length figures (a view reused once the call returns).
  */
-export type WindowDone = (j: number, l: number, figures: Float64Array | null) => void;
+export type WindowDone = (wid: number, level: number, wall: number, figures: Float64Array) => void;
+
+/**
+ * One level's windows the pass has reached and not yet passed, in start order (they do not
+ * overlap), with their figures: a queue, so only the windows of the current time are held.
+ */
+class WindowQueue {
+  head = 0;
+  tail = 0;
+  ws = new Float64Array(16);
+  we = new Float64Array(16);
+  wid = new Float64Array(16);
+  fig = new Float64Array(16 * WINDOW_FIGURES.length);
+
+  push(ws: number, we: number, wid: number): void {
+    if (this.tail === this.ws.length) this.makeRoom();
+    const j = this.tail++;
+    this.ws[j] = ws;
+    this.we[j] = we;
+    this.wid[j] = wid;
+    this.fig.fill(0, j * WINDOW_FIGURES.length, (j + 1) * WINDOW_FIGURES.length);
+  }
+
+  /** Hand the front window over. */
+  shift(l: number, done: WindowDone): void {
+    const j = this.head++;
+    const F = WINDOW_FIGURES.length;
+    done(this.wid[j]!, l, this.we[j]! - this.ws[j]!, this.fig.subarray(j * F, (j + 1) * F));
+    if (this.head === this.tail) this.head = this.tail = 0;
+  }
+
+  private makeRoom(): void {
+    const n = this.tail - this.head;
+    const F = WINDOW_FIGURES.length;
+    if (n * 2 > this.ws.length) {
+      // more than half in use: twice the room
+      const cap = this.ws.length * 2;
+      this.ws = grown(this.ws, cap);
+      this.we = grown(this.we, cap);
+      this.wid = grown(this.wid, cap);
+      this.fig = grown(this.fig, cap * F);
+    }
+    this.ws.copyWithin(0, this.head, this.tail);
+    this.we.copyWithin(0, this.head, this.tail);
+    this.wid.copyWithin(0, this.head, this.tail);
+    this.fig.copyWithin(0, this.head * F, this.tail * F);
+    this.head = 0;
+    this.tail = n;
+  }
+}
 
 /** A union's length per index: counts how many intervals cover the current time. */
 class Unions {
@@ -248,8 +292,7 @@ export interface TimelineOptions {
   /** Directory index of each file (`TotalsChunk.fid`). */
   fileDir: Int32Array;
   processes: number;
-  windows: TimelineWindows;
-  /** Where each window's figures go once final: only the windows of the current time are held. */
+  /** Where each window's figures go once final. */
   windowDone: WindowDone;
   /** Events without p_idx are children of the latest earlier-starting event on their thread that encloses them. */
   nest: boolean;
@@ -285,14 +328,8 @@ export class TimelineSweep {
   private nCompB = 0;
   private nWait = 0;
   private nOtherB = 0;
-  /** Per level: the current window index. */
-  private readonly wp = new Int32Array(3);
-  private readonly wEnd = new Int32Array(3);
-  /** Figures of the windows time was added to and not yet handed to `windowDone`, by window index. */
-  private readonly open = new Map<number, Float64Array>();
-  private readonly spare: Float64Array[] = [];
-  /** The processes before this one have had their windows handed over. */
-  private nextG = 0;
+  /** Per level: the windows reached and not yet passed. */
+  private readonly wq = [new WindowQueue(), new WindowQueue(), new WindowQueue()];
 
   constructor(opts: TimelineOptions) {
     this.o = opts;
@@ -324,6 +361,10 @@ export class TimelineSweep {
       const g = c.g[i]!;
       if (g !== this.g) this.startProcess(g);
       const ts = c.ts[i]!;
+      if (c.kind[i] === KIND_WINDOW) {
+        this.wq[c.key[i]!]!.push(ts, c.te[i]!, c.id[i]!);
+        continue;
+      }
       if (ts !== ts) continue;
       // ends first: an interval [a, b) no longer runs at b
       while (this.heap.peekEnd() <= ts) this.end(this.heap.pop());
@@ -374,23 +415,15 @@ export class TimelineSweep {
 
   finish(): TimelineResult {
     this.endProcess();
-    this.skipProcesses(this.o.processes);
     this.figures();
     return this.res;
   }
 
   private startProcess(g: number): void {
     this.endProcess();
-    this.skipProcesses(g);
-    this.nextG = g + 1;
     this.g = g;
     this.prev = -Infinity;
     this.threads.clear();
-    const at = this.o.windows.at;
-    for (let l = 0; l < 3; l++) {
-      this.wp[l] = at[3 * g + l]!;
-      this.wEnd[l] = at[3 * g + l + 1]!;
-    }
   }
 
   private endProcess(): void {
@@ -398,37 +431,13 @@ export class TimelineSweep {
     while (this.heap.n > 0) this.end(this.heap.pop());
     this.r.reset();
     this.ids.clear();
-    for (let l = 0; l < 3; l++) this.passWindows(l, this.wEnd[l]!);
+    for (let l = 0; l < 3; l++) this.passWindows(l, Infinity);
   }
 
-  /** Hand over the (all-zero) windows of the processes before g that had no event to sweep. */
-  private skipProcesses(g: number): void {
-    const at = this.o.windows.at;
-    for (let p = this.nextG; p < g; p++) for (let l = 0; l < 3; l++) for (let j = at[3 * p + l]!; j < at[3 * p + l + 1]!; j++) this.o.windowDone(j, l, null);
-    this.nextG = Math.max(this.nextG, g);
-  }
-
-  /** Level l's windows before `to` are past: their figures are final. */
-  private passWindows(l: number, to: number): void {
-    for (let j = this.wp[l]!; j < to; j++) {
-      const f = this.open.get(j);
-      this.o.windowDone(j, l, f ?? null);
-      if (f) {
-        this.open.delete(j);
-        this.spare.push(f.fill(0));
-      }
-    }
-    this.wp[l] = to;
-  }
-
-  /** Window j's figures, to add to. */
-  private figuresOf(j: number): Float64Array {
-    let f = this.open.get(j);
-    if (!f) {
-      f = this.spare.pop() ?? new Float64Array(FIGURES);
-      this.open.set(j, f);
-    }
-    return f;
+  /** Level l's windows that end by t are past: their figures are final. */
+  private passWindows(l: number, t: number): void {
+    const q = this.wq[l]!;
+    while (q.head < q.tail && q.we[q.head]! <= t) q.shift(l, this.o.windowDone);
   }
 
   /**
@@ -443,21 +452,17 @@ export class TimelineSweep {
     const split = (this.nIo > 0 ? 1 : 0) | (this.nCompA > 0 ? 2 : 0) | (this.nOtherAll > 0 ? 4 : 0);
     if (split !== 0) this.splitTime[this.g * 8 + split]! += t - a;
     const state = (this.nIo > 0 ? 1 : 0) | (this.nCompB > 0 ? 2 : 0) | (this.nWait > 0 ? 4 : 0) | (this.nOtherB > 0 ? 8 : 0);
-    if (state === 0) return;
-    const { ws, we } = this.o.windows;
     const figs = STATE_FIGURES[state]!;
     for (let l = 0; l < 3; l++) {
-      let j = this.wp[l]!;
-      const end = this.wEnd[l]!;
-      while (j < end && we[j]! <= a) j++;
-      this.passWindows(l, j);
-      for (; j < end && ws[j]! < t; j++) {
-        const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
-        if (len > 0) {
-          const out = this.figuresOf(j);
-          for (let f = 0; f < figs.length; f++) out[figs[f]!]! += len;
+      const { ws, we, fig, tail } = this.wq[l]!;
+      if (state !== 0) {
+        for (let j = this.wq[l]!.head; j < tail && ws[j]! < t; j++) {
+          const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
+          if (len > 0) for (let f = 0; f < figs.length; f++) fig[j * FIGURES + figs[f]!]! += len;
         }
       }
+      // time goes on from t: the windows that end by then are final
+      this.passWindows(l, t);
     }
   }
 
@@ -478,13 +483,10 @@ export class TimelineSweep {
 
   /** A read's bytes, to the windows that hold its start. */
   private addBytes(t: number, b: number): void {
-    const { ws, we } = this.o.windows;
     for (let l = 0; l < 3; l++) {
-      let j = this.wp[l]!;
-      const end = this.wEnd[l]!;
-      while (j < end && we[j]! <= t) j++;
-      this.passWindows(l, j);
-      if (j < end && ws[j]! <= t) this.figuresOf(j)[7]! += b;
+      this.passWindows(l, t);
+      const q = this.wq[l]!;
+      if (q.head < q.tail && q.ws[q.head]! <= t) q.fig[q.head * FIGURES + 7]! += b;
     }
   }
 

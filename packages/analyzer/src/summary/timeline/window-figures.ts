@@ -7,7 +7,7 @@
  */
 import { DuckDBAppender, DuckDBDataChunk, DuckDBDoubleType, DuckDBDoubleVector } from '@duckdb/node-api';
 import type { Duck } from '../../read/duck.js';
-import { WINDOW_FIGURES, type TimelineWindows } from './timeline-sweep.js';
+import { WINDOW_FIGURES } from './timeline-sweep.js';
 
 /** The table the figures go to. */
 export const WINDOW_FIGURES_TABLE = 'win_fig';
@@ -26,32 +26,30 @@ export class WindowFigureWriter {
     /** A connection of its own: the sweep's query streams on the main one. */
     private readonly duck: Duck,
     private readonly appender: DuckDBAppender,
-    /** The windows the sweep walks, with the `wid` of each. */
-    private readonly w: TimelineWindows & { wid: ArrayLike<number> },
   ) {
     this.cols = this.types.map(() => new Float64Array(CHUNK));
   }
 
   /** (Re)creates `win_fig`, empty, and a writer to it. */
-  static async open(duck: Duck, w: TimelineWindows & { wid: ArrayLike<number> }): Promise<WindowFigureWriter> {
+  static async open(duck: Duck): Promise<WindowFigureWriter> {
     await duck.run(`CREATE OR REPLACE TABLE ${WINDOW_FIGURES_TABLE} (${[...LEAD, ...WINDOW_FIGURES].map((c) => `${c} DOUBLE`).join(', ')})`);
     const other = await duck.connect();
     try {
-      return new WindowFigureWriter(other, await other.conn.createAppender(WINDOW_FIGURES_TABLE), w);
+      return new WindowFigureWriter(other, await other.conn.createAppender(WINDOW_FIGURES_TABLE));
     } catch (e) {
       other.close();
       throw e;
     }
   }
 
-  /** Window j's figures (null: all zero); `TimelineSweep`'s `windowDone`. */
-  readonly add = (j: number, l: number, figures: Float64Array | null): void => {
+  /** A window's figures: `TimelineSweep`'s `windowDone`. */
+  readonly add = (wid: number, level: number, wall: number, figures: Float64Array): void => {
     const r = this.rows;
     const c = this.cols;
-    c[0]![r] = this.w.wid[j]!;
-    c[1]![r] = l;
-    c[2]![r] = this.w.we[j]! - this.w.ws[j]!;
-    for (let f = 0; f < WINDOW_FIGURES.length; f++) c[LEAD.length + f]![r] = figures ? figures[f]! : 0;
+    c[0]![r] = wid;
+    c[1]![r] = level;
+    c[2]![r] = wall;
+    for (let f = 0; f < WINDOW_FIGURES.length; f++) c[LEAD.length + f]![r] = figures[f]!;
     if (++this.rows === CHUNK) this.flush();
   };
 
