@@ -54,7 +54,6 @@ export interface TimelineKeys {
   other: Uint8Array;
 }
 
-
 export const WINDOW_FIGURES = ['compute', 'io', 'wait', 'overlap', 'io_only', 'other', 'busy', 'bytes_read'] as const;
 export type WindowFigure = (typeof WINDOW_FIGURES)[number];
 

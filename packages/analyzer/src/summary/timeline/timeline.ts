@@ -1,8 +1,9 @@
 /**
  * Feeds `TimelineSweep` from the loaded `ev` table: names and categories interned once as small
  * integers (`tl_keys`), processes numbered (`tl_procs`), and the events streamed out of DuckDB
- * sorted by (process, start) in chunks of numeric columns — DuckDB sorts (in parallel, spilling to
- * its temp directory), the sweep holds only what runs at the current time.
+ * sorted by (process, start) in chunks of numeric columns, with the epoch and step windows of `win`
+ * among them — DuckDB sorts (in parallel, spilling to its temp directory), the sweep holds only
+ * what runs at the current time, and each window's figures go to `win_fig` once it has passed.
  */
 import type { Duck } from '../../read/duck.js';
 import { num } from '../../read/numbers.js';
