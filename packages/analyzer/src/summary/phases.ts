@@ -30,7 +30,7 @@
  * over the events (`timeline/`), which walks each process's windows as time advances, so no
  * interval is ever joined to a window.
  */
-import type { Duck, Row } from '../read/duck.js';
+import type { Duck } from '../read/duck.js';
 import { num } from '../read/numbers.js';
 import { WINDOW_FIGURES } from './timeline/timeline-sweep.js';
 import { WINDOW_FIGURES_TABLE } from './timeline/window-figures.js';
@@ -211,18 +211,61 @@ const FIGURE_SQL: Record<keyof PhaseFigures, string> = {
   bytes_read: 'bytes_read',
 };
 
+const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
+
+/** The columns `windowPhases` reads, in order. */
+const WINDOW_COLUMNS = ['wid', 'l', 'trace', 'pk', 'ws', 'we', 'epoch', 'step', 'n', ...FIGURES] as const;
+
 /**
- * The windows `wids` (SQL giving wid) selects, with their figures, in the views' order: each side
- * filtered before the join, so that neither is held whole.
+ * The windows `which` selects (a condition on `wid`, given the condition that a window is a step)
+ * as phases, in the views' order: each side filtered before the join, so that neither is held
+ * whole, and the rows streamed as numbers (no row objects).
  */
-function windowRowsSql(wids: string): string {
-  const figures = FIGURES.map((k) => `${FIGURE_SQL[k]} AS ${k}`).join(', ');
-  return `SELECT wid, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END) AS l, trace, pk, ws, we, epoch, step, n, ${figures} FROM (
+async function windowPhases(duck: Duck, which: (isStep: string) => string): Promise<Phase[]> {
+  const nan = `'NaN'::DOUBLE`;
+  const figures = FIGURES.map((k) => `(${FIGURE_SQL[k]})::DOUBLE`).join(', ');
+  const sql = `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
+      coalesce(epoch::DOUBLE, ${nan}), coalesce(step::DOUBLE, ${nan}), n::DOUBLE, ${figures} FROM (
       -- (a window the pass did not see reads zero)
       SELECT w.*, (w.we - w.ws)::DOUBLE AS wall, ${WINDOW_FIGURES.map((f) => `coalesce(f.${f}, 0) AS ${f}`).join(', ')}
-      FROM (SELECT * FROM win WHERE wid IN (${wids})) w
-      LEFT JOIN (SELECT * FROM ${WINDOW_FIGURES_TABLE} WHERE wid IN (${wids})) f ON f.wid = w.wid
+      FROM (SELECT * FROM win WHERE ${which("level = 'step'")}) w
+      LEFT JOIN (SELECT * FROM ${WINDOW_FIGURES_TABLE} WHERE ${which('level = 2')}) f ON f.wid = w.wid
     ) ORDER BY wid`;
+  const out: Phase[] = [];
+  await duck.chunks(sql, WINDOW_COLUMNS.length, (c, rows) => {
+    const col = (k: (typeof WINDOW_COLUMNS)[number]) => c[WINDOW_COLUMNS.indexOf(k)]!;
+    for (let i = 0; i < rows; i++) {
+      const level = LEVELS[col('l')[i]!]!;
+      const epoch = Number.isNaN(col('epoch')[i]) ? null : col('epoch')[i]!;
+      const step = Number.isNaN(col('step')[i]) ? null : col('step')[i]!;
+      const n = col('n')[i]!;
+      const pid = col('pk')[i]!;
+      const label = level === 'process' ? `pid ${pid}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
+      const f: Phase = {
+        level,
+        trace: col('trace')[i]!,
+        pid,
+        label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
+        epoch,
+        step: level === 'step' ? (step ?? n) : null,
+        start_us: col('ws')[i]!,
+        end_us: col('we')[i]!,
+        wall_us: col('wall_us')[i]!,
+        compute_us: col('compute_us')[i]!,
+        io_us: col('io_us')[i]!,
+        wait_us: col('wait_us')[i]!,
+        overlap_us: col('overlap_us')[i]!,
+        io_only_us: col('io_only_us')[i]!,
+        other_us: col('other_us')[i]!,
+        idle_us: col('idle_us')[i]!,
+        bytes_read: col('bytes_read')[i]!,
+        verdict: '',
+      };
+      f.verdict = verdict(f);
+      out.push(f);
+    }
+  });
+  return out;
 }
 
 /**
@@ -264,43 +307,14 @@ export async function computePhases(duck: Duck, sources: WindowSources, opts: { 
   const { epochSource, stepSource } = sources;
   const kept = Math.max(0, Math.ceil(opts.stepsKept ?? STEPS_KEPT));
   const slowestN = Math.max(0, Math.ceil(opts.slowest ?? 5));
-  const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
-  const phase = (r: Row): Phase => {
-    const level = LEVELS[num(r.l)]!;
-    const epoch = r.epoch == null ? null : num(r.epoch);
-    const step = r.step == null ? null : num(r.step);
-    const n = num(r.n);
-    const pid = num(r.pk);
-    const label = level === 'process' ? `pid ${pid}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
-    const f: Phase = {
-      level,
-      trace: num(r.trace),
-      pid,
-      label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
-      epoch,
-      step: level === 'step' ? (step ?? n) : null,
-      start_us: num(r.ws),
-      end_us: num(r.we),
-      wall_us: num(r.wall_us),
-      compute_us: num(r.compute_us),
-      io_us: num(r.io_us),
-      wait_us: num(r.wait_us),
-      overlap_us: num(r.overlap_us),
-      io_only_us: num(r.io_only_us),
-      other_us: num(r.other_us),
-      idle_us: num(r.idle_us),
-      bytes_read: num(r.bytes_read),
-      verdict: '',
-    };
-    f.verdict = verdict(f);
-    return f;
-  };
   // the processes, epochs and the first steps kept (wid runs by level, trace, process and start)
-  const rows = await duck.all(windowRowsSql(`SELECT wid FROM win WHERE level <> 'step' UNION ALL (SELECT wid FROM win WHERE level = 'step' ORDER BY wid LIMIT ${kept})`));
+  const [last] = await duck.all(`SELECT max(wid) AS w FROM (SELECT wid FROM win WHERE level = 'step' ORDER BY wid LIMIT ${kept})`);
   const processes: Phase[] = [];
   const epochs: Phase[] = [];
   const steps: Phase[] = [];
-  for (const r of rows) [processes, epochs, steps][num(r.l)]!.push(phase(r));
+  for (const p of await windowPhases(duck, (isStep) => `NOT (${isStep}) OR wid <= ${last?.w == null ? -1 : num(last.w)}`)) {
+    (p.level === 'process' ? processes : p.level === 'epoch' ? epochs : steps).push(p);
+  }
   const [count] = await duck.all(`SELECT count(*) AS n FROM win WHERE level = 'step'`);
   const stepCount = num(count?.n);
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
@@ -308,12 +322,11 @@ export async function computePhases(duck: Duck, sources: WindowSources, opts: { 
   totals.verdict = verdict(totals);
   const m = stepCount > 0 ? await medianStep(duck) : null;
   // the slowest steps: most wall time, then the earliest start, then the first in the views' order
-  const slowRows = m && slowestN > 0 ? await duck.all(windowRowsSql(`SELECT wid FROM win WHERE level = 'step' ORDER BY we - ws DESC, ws, wid LIMIT ${slowestN}`)) : [];
-  slowRows.sort((a, b) => num(b.wall_us) - num(a.wall_us) || num(a.ws) - num(b.ws) || num(a.wid) - num(b.wid));
-  const slowest = slowRows.map((r): SlowStep => {
-    const s = phase(r);
-    return { ...s, reason: slowReason(s, m!, opts.fmt) };
-  });
+  const slow = m && slowestN > 0 ? await duck.all(`SELECT wid FROM win WHERE level = 'step' ORDER BY we - ws DESC, ws, wid LIMIT ${slowestN}`) : [];
+  const slowPhases = slow.length > 0 ? await windowPhases(duck, (isStep) => `${isStep} AND wid IN (${slow.map((r) => num(r.wid)).join(', ')})`) : [];
+  // (a stable sort of phases in wid order: ties stay in the views' order)
+  slowPhases.sort((a, b) => b.wall_us - a.wall_us || a.start_us - b.start_us);
+  const slowest = slowPhases.map((s): SlowStep => ({ ...s, reason: slowReason(s, m!, opts.fmt) }));
   return {
     epoch_source: epochSource,
     step_source: stepSource,
