@@ -146,6 +146,9 @@ export class Duck {
       enable_external_access: 'true',
     });
     const conn = await instance.connect();
+    // the database goes with its temp directory at close: a checkpoint then would write its tables
+    // out for nothing (at 10 M events, 55 MiB of RSS above the last statement's)
+    await conn.run('PRAGMA disable_checkpoint_on_shutdown');
     // DuckDB tracks query progress only with its progress bar on; it must not print it itself
     if (opts.onProgress) await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
     return new Duck(instance, conn, tempDir, opts.onProgress, false, { threads, byDefault: opts.memoryLimit === undefined });
