@@ -32,7 +32,8 @@
  */
 import type { Duck } from '../read/duck.js';
 import { num } from '../read/numbers.js';
-import { WINDOW_FIGURES, type TimelineResult } from './timeline/timeline-sweep.js';
+import { WINDOW_FIGURES } from './timeline/timeline-sweep.js';
+import { WINDOW_FIGURES_TABLE } from './timeline/window-figures.js';
 import { slowReason, verdict } from './verdict.js';
 
 export interface PhaseFigures {
@@ -196,126 +197,136 @@ const FIGURES: Array<keyof PhaseFigures> = ['wall_us', 'compute_us', 'io_us', 'w
 /** Steps kept as objects in `Phases.steps` unless asked otherwise: a long run has hundreds of thousands. */
 export const STEPS_KEPT = 10_000;
 
-/** The median of `xs` (sorted in place). */
-function medianOf(xs: Float64Array): number {
-  if (xs.length === 0) return 0;
-  const s = xs.sort();
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+/** Each figure (`FIGURES`) as SQL over the columns of `win_fig` (`timeline/window-figures.ts`). */
+const FIGURE_SQL: Record<keyof PhaseFigures, string> = {
+  wall_us: 'wall',
+  compute_us: 'compute',
+  io_us: 'io',
+  wait_us: 'wait',
+  overlap_us: 'overlap',
+  io_only_us: 'io_only',
+  other_us: 'other',
+  // idle: wall less busy
+  idle_us: 'greatest(0, wall - busy)',
+  bytes_read: 'bytes_read',
+};
+
+const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
+
+/** The columns `windowPhases` reads, in order. */
+const WINDOW_COLUMNS = ['wid', 'l', 'trace', 'pk', 'ws', 'we', 'epoch', 'step', 'n', ...FIGURES] as const;
+
+/**
+ * The windows `which` selects (a condition on `wid`, given the condition that a window is a step)
+ * as phases, in the views' order: each side filtered before the join, so that neither is held
+ * whole, and the rows streamed as numbers (no row objects).
+ */
+async function windowPhases(duck: Duck, which: (isStep: string) => string): Promise<Phase[]> {
+  const nan = `'NaN'::DOUBLE`;
+  const figures = FIGURES.map((k) => `(${FIGURE_SQL[k]})::DOUBLE`).join(', ');
+  const sql = `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
+      coalesce(epoch::DOUBLE, ${nan}), coalesce(step::DOUBLE, ${nan}), n::DOUBLE, ${figures} FROM (
+      -- (a window the pass did not see reads zero)
+      SELECT w.*, (w.we - w.ws)::DOUBLE AS wall, ${WINDOW_FIGURES.map((f) => `coalesce(f.${f}, 0) AS ${f}`).join(', ')}
+      FROM (SELECT * FROM win WHERE ${which("level = 'step'")}) w
+      LEFT JOIN (SELECT * FROM ${WINDOW_FIGURES_TABLE} WHERE ${which('level = 2')}) f ON f.wid = w.wid
+    ) ORDER BY wid`;
+  const out: Phase[] = [];
+  await duck.chunks(sql, WINDOW_COLUMNS.length, (c, rows) => {
+    const col = (k: (typeof WINDOW_COLUMNS)[number]) => c[WINDOW_COLUMNS.indexOf(k)]!;
+    for (let i = 0; i < rows; i++) {
+      const level = LEVELS[col('l')[i]!]!;
+      const epoch = Number.isNaN(col('epoch')[i]) ? null : col('epoch')[i]!;
+      const step = Number.isNaN(col('step')[i]) ? null : col('step')[i]!;
+      const n = col('n')[i]!;
+      const pid = col('pk')[i]!;
+      const label = level === 'process' ? `pid ${pid}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
+      const f: Phase = {
+        level,
+        trace: col('trace')[i]!,
+        pid,
+        label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
+        epoch,
+        step: level === 'step' ? (step ?? n) : null,
+        start_us: col('ws')[i]!,
+        end_us: col('we')[i]!,
+        wall_us: col('wall_us')[i]!,
+        compute_us: col('compute_us')[i]!,
+        io_us: col('io_us')[i]!,
+        wait_us: col('wait_us')[i]!,
+        overlap_us: col('overlap_us')[i]!,
+        io_only_us: col('io_only_us')[i]!,
+        other_us: col('other_us')[i]!,
+        idle_us: col('idle_us')[i]!,
+        bytes_read: col('bytes_read')[i]!,
+        verdict: '',
+      };
+      f.verdict = verdict(f);
+      out.push(f);
+    }
+  });
+  return out;
+}
+
+/**
+ * The median of each figure over every step, one figure at a time: DuckDB groups the steps by value
+ * and hands the histogram over sorted (spilling like any sort), and the median is read off as it
+ * passes, so no column of all the steps is held. The middle value, or the mean of the two middle ones.
+ */
+async function medianStep(duck: Duck): Promise<PhaseFigures | null> {
+  const [count] = await duck.all(`SELECT count(*) AS n FROM ${WINDOW_FIGURES_TABLE} WHERE level = 2`);
+  const steps = num(count?.n);
+  if (steps === 0) return null;
+  const mid = steps >> 1;
+  const m = {} as PhaseFigures;
+  for (const k of FIGURES) {
+    // the values at sorted positions mid − 1 and mid
+    let below = 0;
+    let at = 0;
+    let seen = 0;
+    await duck.chunks(`SELECT v, count(*)::DOUBLE FROM (SELECT (${FIGURE_SQL[k]})::DOUBLE AS v FROM ${WINDOW_FIGURES_TABLE} WHERE level = 2) GROUP BY v ORDER BY v`, 2, ([vs, cs], rows) => {
+      for (let i = 0; i < rows; i++) {
+        const next = seen + cs![i]!;
+        if (seen <= mid - 1 && mid - 1 < next) below = vs![i]!;
+        if (seen <= mid && mid < next) at = vs![i]!;
+        seen = next;
+      }
+    });
+    m[k] = steps % 2 ? at : (below + at) / 2;
+  }
+  return m;
 }
 
 /**
  * Epoch and step views: the windows of `win` (`buildWindows`) with their figures from the summary's
- * pass. Every step counts in the median and the slowest steps, but only the first `stepsKept`
- * (in trace, process and time order) are kept as objects; `steps_left_out` says how many were not.
+ * pass (`win_fig`). Every step counts in the median and the slowest steps, but only the first
+ * `stepsKept` (in trace, process and time order) are read back as objects; `steps_left_out` says
+ * how many were not.
  */
-export async function computePhases(
-  duck: Duck,
-  tl: Pick<TimelineResult, 'windows'> & { windowIds: ArrayLike<number> },
-  sources: WindowSources,
-  opts: { slowest?: number; fmt: (us: number) => string; stepsKept?: number },
-): Promise<Phases> {
+export async function computePhases(duck: Duck, sources: WindowSources, opts: { slowest?: number; fmt: (us: number) => string; stepsKept?: number }): Promise<Phases> {
   const { epochSource, stepSource } = sources;
-  const kept = Math.max(0, opts.stepsKept ?? STEPS_KEPT);
-  // as typed arrays, each as narrow as its values allow: a long run has hundreds of thousands of steps
-  const D = Float64Array;
-  const { rows, columns } = await duck.numbers(
-    `SELECT wid::DOUBLE, (CASE level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE, trace::DOUBLE, pk::DOUBLE, ws::DOUBLE, we::DOUBLE,
-       coalesce(epoch::DOUBLE, 'NaN'::DOUBLE), coalesce(step::DOUBLE, 'NaN'::DOUBLE), n::DOUBLE
-     FROM win ORDER BY level, trace, pk, ws`,
-    [Uint32Array, Uint8Array, Uint32Array, D, D, D, D, D, Uint32Array],
-    // sized up front (the swept windows are these): arrays grown by doubling held twice the columns at 10 M events
-    tl.windowIds.length,
-  );
-  const [wids, levels, traces, pids, wss, wes, epochs_, steps_, ns] = columns;
-  // the pass's figures by wid
-  const F = WINDOW_FIGURES.length;
-  let maxWid = 0;
-  for (let j = 0; j < tl.windowIds.length; j++) maxWid = Math.max(maxWid, tl.windowIds[j]!);
-  const at = new Int32Array(maxWid + 1).fill(-1);
-  for (let j = 0; j < tl.windowIds.length; j++) at[tl.windowIds[j]!] = j * F;
-  const LEVELS: PhaseLevel[] = ['process', 'epoch', 'step'];
-  // window i's figure f (FIGURES' order): the one place that maps the pass's figures, allocating nothing
-  const figure = (i: number, f: number): number => {
-    const wall = wes[i]! - wss[i]!;
-    if (f === 0) return wall;
-    const o = at[wids[i]!] ?? -1;
-    if (f === 7) return Math.max(0, wall - (o < 0 ? 0 : tl.windows[o + 6]!)); // idle: wall less busy
-    return o < 0 ? 0 : tl.windows[o + (f === 8 ? 7 : f - 1)]!;
-  };
-  const phase = (i: number): Phase => {
-    const fig = (k: keyof PhaseFigures) => figure(i, FIGURES.indexOf(k));
-    const wall = fig('wall_us');
-    const level = LEVELS[levels[i]!]!;
-    const epoch = Number.isNaN(epochs_[i]) ? null : epochs_[i]!;
-    const step = Number.isNaN(steps_[i]) ? null : steps_[i]!;
-    const n = ns[i]!;
-    const label = level === 'process' ? `pid ${pids[i]}` : level === 'epoch' ? `epoch ${epoch ?? n}` : `step ${step ?? n}`;
-    const f: Phase = {
-      level,
-      trace: traces[i]!,
-      pid: pids[i]!,
-      label: level === 'step' && epoch != null ? `epoch ${epoch} ${label}` : label,
-      epoch,
-      step: level === 'step' ? (step ?? n) : null,
-      start_us: wss[i]!,
-      end_us: wes[i]!,
-      wall_us: wall,
-      compute_us: fig('compute_us'),
-      io_us: fig('io_us'),
-      wait_us: fig('wait_us'),
-      overlap_us: fig('overlap_us'),
-      io_only_us: fig('io_only_us'),
-      other_us: fig('other_us'),
-      idle_us: fig('idle_us'),
-      bytes_read: fig('bytes_read'),
-      verdict: '',
-    };
-    f.verdict = verdict(f);
-    return f;
-  };
+  const kept = Math.max(0, Math.ceil(opts.stepsKept ?? STEPS_KEPT));
+  const slowestN = Math.max(0, Math.ceil(opts.slowest ?? 5));
+  // the processes, epochs and the first steps kept (wid runs by level, trace, process and start)
+  const [last] = await duck.all(`SELECT max(wid) AS w FROM (SELECT wid FROM win WHERE level = 'step' ORDER BY wid LIMIT ${kept})`);
   const processes: Phase[] = [];
   const epochs: Phase[] = [];
   const steps: Phase[] = [];
-  // the steps' rows (typed: no array of boxed numbers) and the slowest among them, found in one pass
-  const stepRows = new Uint32Array(rows);
-  let stepCount = 0;
-  const slowestN = Math.max(0, opts.slowest ?? 5);
-  const slower = (a: number, b: number) => wes[a]! - wss[a]! - (wes[b]! - wss[b]!) || wss[b]! - wss[a]!;
-  const slowRows: number[] = [];
-  for (let i = 0; i < rows; i++) {
-    const l = levels[i]!;
-    if (l === 2) {
-      // no object for a step not kept
-      stepRows[stepCount++] = i;
-      if (steps.length < kept) steps.push(phase(i));
-      if (slowestN > 0 && (slowRows.length < slowestN || slower(i, slowRows[slowRows.length - 1]!) > 0)) {
-        let k = slowRows.length < slowestN ? slowRows.length : slowRows.length - 1;
-        while (k > 0 && slower(i, slowRows[k - 1]!) > 0) k--;
-        slowRows.splice(k, 0, i);
-        if (slowRows.length > slowestN) slowRows.pop();
-      }
-    } else (l === 0 ? processes : epochs).push(phase(i));
+  for (const p of await windowPhases(duck, (isStep) => `NOT (${isStep}) OR wid <= ${last?.w == null ? -1 : num(last.w)}`)) {
+    (p.level === 'process' ? processes : p.level === 'epoch' ? epochs : steps).push(p);
   }
+  const [count] = await duck.all(`SELECT count(*) AS n FROM win WHERE level = 'step'`);
+  const stepCount = num(count?.n);
   const totals = { wall_us: 0, compute_us: 0, io_us: 0, wait_us: 0, overlap_us: 0, io_only_us: 0, other_us: 0, idle_us: 0, bytes_read: 0, verdict: '' };
   for (const p of processes) for (const k of FIGURES) totals[k] += p[k];
   totals.verdict = verdict(totals);
-  // the median step over every step, one figure at a time in one reused column (no object per step)
-  let m: PhaseFigures | null = null;
-  if (stepCount > 0) {
-    m = {} as PhaseFigures;
-    const column = new Float64Array(stepCount);
-    FIGURES.forEach((k, f) => {
-      for (let j = 0; j < stepCount; j++) column[j] = figure(stepRows[j]!, f);
-      m![k] = medianOf(column);
-    });
-  }
-  const slowest = m
-    ? slowRows.map((i): SlowStep => {
-        const s = phase(i);
-        return { ...s, reason: slowReason(s, m!, opts.fmt) };
-      })
-    : [];
+  const m = stepCount > 0 ? await medianStep(duck) : null;
+  // the slowest steps: most wall time, then the earliest start, then the first in the views' order
+  const slow = m && slowestN > 0 ? await duck.all(`SELECT wid FROM win WHERE level = 'step' ORDER BY we - ws DESC, ws, wid LIMIT ${slowestN}`) : [];
+  const slowPhases = slow.length > 0 ? await windowPhases(duck, (isStep) => `${isStep} AND wid IN (${slow.map((r) => num(r.wid)).join(', ')})`) : [];
+  // (a stable sort of phases in wid order: ties stay in the views' order)
+  slowPhases.sort((a, b) => b.wall_us - a.wall_us || a.start_us - b.start_us);
+  const slowest = slowPhases.map((s): SlowStep => ({ ...s, reason: slowReason(s, m!, opts.fmt) }));
   return {
     epoch_source: epochSource,
     step_source: stepSource,

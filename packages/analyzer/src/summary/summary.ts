@@ -376,7 +376,7 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
   const totals: TimeSplit = { io_us: 0, compute_us: 0, overlap_us: 0, io_only_us: 0, compute_only_us: 0, other_us: 0, idle_us: 0 };
   for (const p of perProcess) for (const k of Object.keys(totals) as Array<keyof TimeSplit>) totals[k] += p[k];
 
-  const phases = await computePhases(duck, tl, sources, { fmt: fmtDuration, ...(opts.stepsKept !== undefined ? { stepsKept: opts.stepsKept } : {}) });
+  const phases = await computePhases(duck, sources, { fmt: fmtDuration, ...(opts.stepsKept !== undefined ? { stepsKept: opts.stepsKept } : {}) });
   const groups = fileGroups(ft, file, tl.busyByDir);
   return {
     traces: files,

@@ -11,6 +11,8 @@ export const BIT_DEV = 1;
 export const BIT_DUR_NULL = 2;
 /** op (0 other, 1 read, 2 write) sits above the two flag bits. */
 export const OP_SHIFT = 2;
+/** The `kind` of a row that is an epoch or step window in the stream (`timeline-sweep.ts`), not an event. */
+export const KIND_WINDOW = 255;
 
 /** The columns the totals read (a subset of `TimelineChunk`). */
 export interface TotalsChunk {
@@ -21,6 +23,7 @@ export interface TotalsChunk {
   te: Float64Array;
   /** NaN: null. */
   tid: Float64Array;
+  /** KIND_WINDOW: not an event (left out here). */
   kind: Float64Array;
   /** dev | dur null · 2 | op · 4. */
   bits: Float64Array;
@@ -77,6 +80,7 @@ export class GroupTotals {
     const p = this.proc;
     const f = this.file;
     for (let i = 0; i < c.rows; i++) {
+      if (c.kind[i] === KIND_WINDOW) continue;
       const g = c.g[i]!;
       if (g !== this.g) {
         this.flushThreads();

@@ -12,12 +12,14 @@
  */
 
 import { IdTable } from './id-table.js';
-import { BIT_DEV, BIT_DUR_NULL, OP_SHIFT, type TotalsChunk } from './group-totals.js';
+import { BIT_DEV, BIT_DUR_NULL, KIND_WINDOW, OP_SHIFT, type TotalsChunk } from './group-totals.js';
 import { grown, type GrowableArray } from '../../typed-arrays.js';
 
 /**
  * Per event, in the order the pass takes them: by process, then start (null last), longer first.
- * Events without a start (ts NaN) only count in the totals (`group-totals.ts`).
+ * Events without a start (ts NaN) only count in the totals (`group-totals.ts`). The epoch and step
+ * windows come in the same stream, as rows of kind KIND_WINDOW (key: level 0 process, 1 epoch,
+ * 2 step; id: wid; ts, te: its start and end) before the events that start with them.
  */
 export interface TimelineChunk extends TotalsChunk {
   rows: number;
@@ -52,14 +54,6 @@ export interface TimelineKeys {
   other: Uint8Array;
 }
 
-/** Windows of each process and level (0 process, 1 epoch, 2 step), sorted by start, not overlapping. */
-export interface TimelineWindows {
-  /** Windows of process g, level l: [at[3g + l], at[3g + l + 1]). */
-  at: Int32Array;
-  ws: Float64Array;
-  we: Float64Array;
-}
-
 export const WINDOW_FIGURES = ['compute', 'io', 'wait', 'overlap', 'io_only', 'other', 'busy', 'bytes_read'] as const;
 export type WindowFigure = (typeof WINDOW_FIGURES)[number];
 
@@ -76,8 +70,61 @@ export interface TimelineResult {
   compute: Float64Array;
   either: Float64Array;
   all: Float64Array;
-  /** Per window (in `TimelineWindows` order), WINDOW_FIGURES.length figures each. */
-  windows: Float64Array;
+}
+
+/**
+ * Called once for every window (its wid, level and wall time) when the pass is past it, with its
+ * WINDOW_FIGURES.length figures (a view reused once the call returns).
+ */
+export type WindowDone = (wid: number, level: number, wall: number, figures: Float64Array) => void;
+
+/**
+ * One level's windows the pass has reached and not yet passed, in start order (they do not
+ * overlap), with their figures: a queue, so only the windows of the current time are held.
+ */
+class WindowQueue {
+  head = 0;
+  tail = 0;
+  ws = new Float64Array(16);
+  we = new Float64Array(16);
+  wid = new Float64Array(16);
+  fig = new Float64Array(16 * WINDOW_FIGURES.length);
+
+  push(ws: number, we: number, wid: number): void {
+    if (this.tail === this.ws.length) this.makeRoom();
+    const j = this.tail++;
+    this.ws[j] = ws;
+    this.we[j] = we;
+    this.wid[j] = wid;
+    this.fig.fill(0, j * WINDOW_FIGURES.length, (j + 1) * WINDOW_FIGURES.length);
+  }
+
+  /** Hand the front window over. */
+  shift(l: number, done: WindowDone): void {
+    const j = this.head++;
+    const F = WINDOW_FIGURES.length;
+    done(this.wid[j]!, l, this.we[j]! - this.ws[j]!, this.fig.subarray(j * F, (j + 1) * F));
+    if (this.head === this.tail) this.head = this.tail = 0;
+  }
+
+  private makeRoom(): void {
+    const n = this.tail - this.head;
+    const F = WINDOW_FIGURES.length;
+    if (n * 2 > this.ws.length) {
+      // more than half in use: twice the room
+      const cap = this.ws.length * 2;
+      this.ws = grown(this.ws, cap);
+      this.we = grown(this.we, cap);
+      this.wid = grown(this.wid, cap);
+      this.fig = grown(this.fig, cap * F);
+    }
+    this.ws.copyWithin(0, this.head, this.tail);
+    this.we.copyWithin(0, this.head, this.tail);
+    this.wid.copyWithin(0, this.head, this.tail);
+    this.fig.copyWithin(0, this.head * F, this.tail * F);
+    this.head = 0;
+    this.tail = n;
+  }
 }
 
 /** A union's length per index: counts how many intervals cover the current time. */
@@ -244,7 +291,8 @@ export interface TimelineOptions {
   /** Directory index of each file (`TotalsChunk.fid`). */
   fileDir: Int32Array;
   processes: number;
-  windows: TimelineWindows;
+  /** Where each window's figures go once final. */
+  windowDone: WindowDone;
   /** Events without p_idx are children of the latest earlier-starting event on their thread that encloses them. */
   nest: boolean;
 }
@@ -279,9 +327,8 @@ export class TimelineSweep {
   private nCompB = 0;
   private nWait = 0;
   private nOtherB = 0;
-  /** Per level: the current window index. */
-  private readonly wp = new Int32Array(3);
-  private readonly wEnd = new Int32Array(3);
+  /** Per level: the windows reached and not yet passed. */
+  private readonly wq = [new WindowQueue(), new WindowQueue(), new WindowQueue()];
 
   constructor(opts: TimelineOptions) {
     this.o = opts;
@@ -303,7 +350,6 @@ export class TimelineSweep {
       compute: new Float64Array(p),
       either: new Float64Array(p),
       all: new Float64Array(p),
-      windows: new Float64Array(opts.windows.ws.length * WINDOW_FIGURES.length),
     };
     this.splitTime = new Float64Array(p * 8);
   }
@@ -314,6 +360,10 @@ export class TimelineSweep {
       const g = c.g[i]!;
       if (g !== this.g) this.startProcess(g);
       const ts = c.ts[i]!;
+      if (c.kind[i] === KIND_WINDOW) {
+        this.wq[c.key[i]!]!.push(ts, c.te[i]!, c.id[i]!);
+        continue;
+      }
       if (ts !== ts) continue;
       // ends first: an interval [a, b) no longer runs at b
       while (this.heap.peekEnd() <= ts) this.end(this.heap.pop());
@@ -373,11 +423,6 @@ export class TimelineSweep {
     this.g = g;
     this.prev = -Infinity;
     this.threads.clear();
-    const at = this.o.windows.at;
-    for (let l = 0; l < 3; l++) {
-      this.wp[l] = at[3 * g + l]!;
-      this.wEnd[l] = at[3 * g + l + 1]!;
-    }
   }
 
   private endProcess(): void {
@@ -385,6 +430,13 @@ export class TimelineSweep {
     while (this.heap.n > 0) this.end(this.heap.pop());
     this.r.reset();
     this.ids.clear();
+    for (let l = 0; l < 3; l++) this.passWindows(l, Infinity);
+  }
+
+  /** Level l's windows that end by t are past: their figures are final. */
+  private passWindows(l: number, t: number): void {
+    const q = this.wq[l]!;
+    while (q.head < q.tail && q.we[q.head]! <= t) q.shift(l, this.o.windowDone);
   }
 
   /**
@@ -399,19 +451,17 @@ export class TimelineSweep {
     const split = (this.nIo > 0 ? 1 : 0) | (this.nCompA > 0 ? 2 : 0) | (this.nOtherAll > 0 ? 4 : 0);
     if (split !== 0) this.splitTime[this.g * 8 + split]! += t - a;
     const state = (this.nIo > 0 ? 1 : 0) | (this.nCompB > 0 ? 2 : 0) | (this.nWait > 0 ? 4 : 0) | (this.nOtherB > 0 ? 8 : 0);
-    if (state === 0) return;
-    const { ws, we } = this.o.windows;
-    const out = this.res.windows;
     const figs = STATE_FIGURES[state]!;
     for (let l = 0; l < 3; l++) {
-      let j = this.wp[l]!;
-      const end = this.wEnd[l]!;
-      while (j < end && we[j]! <= a) j++;
-      this.wp[l] = j;
-      for (; j < end && ws[j]! < t; j++) {
-        const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
-        if (len > 0) for (let f = 0; f < figs.length; f++) out[j * FIGURES + figs[f]!]! += len;
+      const { ws, we, fig, tail } = this.wq[l]!;
+      if (state !== 0) {
+        for (let j = this.wq[l]!.head; j < tail && ws[j]! < t; j++) {
+          const len = Math.min(t, we[j]!) - Math.max(a, ws[j]!);
+          if (len > 0) for (let f = 0; f < figs.length; f++) fig[j * FIGURES + figs[f]!]! += len;
+        }
       }
+      // time goes on from t: the windows that end by then are final
+      this.passWindows(l, t);
     }
   }
 
@@ -432,13 +482,10 @@ export class TimelineSweep {
 
   /** A read's bytes, to the windows that hold its start. */
   private addBytes(t: number, b: number): void {
-    const { ws, we } = this.o.windows;
     for (let l = 0; l < 3; l++) {
-      let j = this.wp[l]!;
-      const end = this.wEnd[l]!;
-      while (j < end && we[j]! <= t) j++;
-      this.wp[l] = j;
-      if (j < end && ws[j]! <= t) this.res.windows[j * WINDOW_FIGURES.length + 7]! += b;
+      this.passWindows(l, t);
+      const q = this.wq[l]!;
+      if (q.head < q.tail && q.ws[q.head]! <= t) q.fig[q.head * FIGURES + 7]! += b;
     }
   }
 

@@ -1,15 +1,17 @@
 /**
  * Feeds `TimelineSweep` from the loaded `ev` table: names and categories interned once as small
  * integers (`tl_keys`), processes numbered (`tl_procs`), and the events streamed out of DuckDB
- * sorted by (process, start) in chunks of numeric columns — DuckDB sorts (in parallel, spilling to
- * its temp directory), the sweep holds only what runs at the current time.
+ * sorted by (process, start) in chunks of numeric columns, with the epoch and step windows of `win`
+ * among them — DuckDB sorts (in parallel, spilling to its temp directory), the sweep holds only
+ * what runs at the current time, and each window's figures go to `win_fig` once it has passed.
  */
 import type { Duck } from '../../read/duck.js';
 import { num } from '../../read/numbers.js';
 import { WAIT_NAME_SQL, WINDOW_SPAN_SQL } from '../phases.js';
-import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult, type TimelineWindows } from './timeline-sweep.js';
-import { GroupTotals, type GroupTotalsResult } from './group-totals.js';
+import { TimelineSweep, type TimelineChunk, type TimelineKeys, type TimelineResult } from './timeline-sweep.js';
+import { GroupTotals, KIND_WINDOW, type GroupTotalsResult } from './group-totals.js';
 import { NAME_RANK } from '../name-rank.js';
+import { WindowFigureWriter } from './window-figures.js';
 
 export interface Timeline extends TimelineResult {
   /** Per process (by index) and per file (`fdir.fid`): the plain totals of the same pass. */
@@ -23,8 +25,6 @@ export interface Timeline extends TimelineResult {
   /** Process index → (trace, pid as coalesce(pid, -1)): every process with a complete event, in (trace, pid) order. */
   procTrace: number[];
   procPid: number[];
-  /** The `wid` of each window, in the order of `windows`' figures. */
-  windowIds: Uint32Array;
 }
 
 /**
@@ -87,24 +87,6 @@ async function intern(duck: Duck, ranked: boolean): Promise<{ keys: TimelineKeys
   };
 }
 
-/** The windows of `win` by process and level, in the sweep's order (`TimelineWindows`), with their `wid`. */
-async function windows(duck: Duck, processes: number): Promise<TimelineWindows & { wid: Uint32Array }> {
-  const F = Float64Array;
-  // sized up front: a long run has hundreds of thousands of steps, and arrays grown by doubling hold twice the columns
-  const [count] = await duck.all(`SELECT count(*)::INTEGER AS n FROM win`);
-  const { rows, columns } = await duck.numbers(
-    `SELECT p.g::DOUBLE, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::DOUBLE AS l, w.ws::DOUBLE, w.we::DOUBLE, w.wid::DOUBLE
-     FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk ORDER BY 1, 2, 3`,
-    [Uint32Array, Uint8Array, F, F, Uint32Array],
-    num(count?.n),
-  );
-  const [g, l, ws, we, wid] = columns;
-  const at = new Int32Array(3 * processes + 1);
-  for (let i = 0; i < rows; i++) at[3 * g[i]! + l[i]! + 1]!++;
-  for (let i = 1; i < at.length; i++) at[i]! += at[i - 1]!;
-  return { at, ws, we, wid };
-}
-
 /**
  * The one pass over the loaded events. `nest`: events without p_idx nest by time on their thread.
  */
@@ -114,13 +96,14 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: 
   const { columns: [fileDid] } = await duck.numbers(`SELECT did::DOUBLE FROM fdir ORDER BY fid`, [Int32Array]);
   const fileDir = fileDid.map((did) => did - 1);
   const dirs = fileDid.reduce((a, b) => Math.max(a, b), 0);
-  const w = await windows(duck, k.procTrace.length);
-  const sweep = new TimelineSweep({ keys: k.keys, dirs, fileDir, processes: k.procTrace.length, windows: w, nest: opts.nest });
+  // each window's figures go to DuckDB's `win_fig` as the sweep passes it (window-figures.ts)
+  const figures = await WindowFigureWriter.open(duck);
+  const sweep = new TimelineSweep({ keys: k.keys, dirs, fileDir, processes: k.procTrace.length, windowDone: figures.add, nest: opts.nest });
   const totals = new GroupTotals(k.procTrace.length, fileDid.length);
   // sorted in narrow types (DuckDB sorts the rows it carries: half the bytes spill half as much), read out as DOUBLE
   const nan = `'NaN'::DOUBLE`;
-  const sql = `SELECT g::DOUBLE, coalesce(ts::DOUBLE, ${nan}), coalesce(te::DOUBLE, ${nan}), coalesce(tid::DOUBLE, ${nan}), id::DOUBLE, parent::DOUBLE, k::DOUBLE, kind::DOUBLE, bits::DOUBLE, bytes::DOUBLE, fid::DOUBLE FROM (
-    SELECT p.g, e.ts, e.ts + coalesce(e.dur, 0) AS te, e.tid,
+  const sql = `SELECT g::DOUBLE, coalesce(ts::DOUBLE, ${nan}), coalesce(te::DOUBLE, ${nan}), coalesce(tid::DOUBLE, ${nan}), id::DOUBLE, parent::DOUBLE, k::DOUBLE, kind::DOUBLE, bits::DOUBLE, bytes::DOUBLE, fid::DOUBLE FROM (SELECT * FROM (
+    SELECT p.g AS g, e.ts, e.ts + coalesce(e.dur, 0) AS te, e.tid,
       coalesce(e.id, -1) AS id, coalesce(e.p_idx, -2) AS parent, t.k::INTEGER AS k, e.kind,
       (coalesce(e.dev, false)::UTINYINT + 2 * (e.dur IS NULL)::UTINYINT + 4 * e.op)::UTINYINT AS bits, e.bytes,
       (CASE WHEN e.kind = 1 THEN coalesce(d.fid, -1) ELSE -1 END)::INTEGER AS fid
@@ -130,17 +113,29 @@ export async function sweepTimeline(duck: Duck, opts: { nest: boolean; onRows?: 
     -- (a condition on e beside the key makes DuckDB's LEFT JOIN several times slower)
     LEFT JOIN fdir d ON d.fhash = e.fhash
     WHERE e.ph = 'X'
-    ORDER BY p.g, e.ts NULLS LAST, te DESC)`;
+    UNION ALL
+    -- the windows (process, epoch, step), each before the events that start with it: the sweep
+    -- holds only those of the current time (a long run has millions of steps)
+    SELECT p.g, w.ws, w.we, NULL, w.wid, -2, (CASE w.level WHEN 'process' THEN 0 WHEN 'epoch' THEN 1 ELSE 2 END)::INTEGER,
+      ${KIND_WINDOW}::UTINYINT, 0::UTINYINT, 0, -1::INTEGER
+    FROM win w JOIN tl_procs p ON p.trace = w.trace AND p.pk = w.pk
+  ) ORDER BY g, ts NULLS LAST, kind = ${KIND_WINDOW} DESC, te DESC)`;
   let swept = 0;
   let chunks = 0;
-  await duck.chunks(sql, 11, (cols, rows) => {
-    const [g, ts, te, tid, id, parent, key, kind, bits, bytes, fid] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-    const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, bits, bytes, fid };
-    sweep.push(chunk);
-    totals.push(chunk);
-    swept += rows;
-    // every 64 chunks (about 131 000 events)
-    if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
-  });
-  return { ...sweep.finish(), totals: totals.finish(), procPidNull: k.procPidNull, keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid, windowIds: w.wid };
+  let result: TimelineResult;
+  try {
+    await duck.chunks(sql, 11, (cols, rows) => {
+      const [g, ts, te, tid, id, parent, key, kind, bits, bytes, fid] = cols as Float64Array[] as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+      const chunk: TimelineChunk = { rows, g, ts, te, tid, id, parent, key, kind, bits, bytes, fid };
+      sweep.push(chunk);
+      totals.push(chunk);
+      for (let i = 0; i < rows; i++) if (kind[i] !== KIND_WINDOW) swept++;
+      // every 64 chunks (about 131 000 events)
+      if (opts.onRows && (++chunks & 63) === 0) opts.onRows(swept);
+    });
+    result = sweep.finish();
+  } finally {
+    figures.close();
+  }
+  return { ...result, totals: totals.finish(), procPidNull: k.procPidNull, keyCat: k.keyCat, keyName: k.keyName, catNames: k.catNames, procTrace: k.procTrace, procPid: k.procPid };
 }
