@@ -189,7 +189,7 @@ export const REPORT_CLIENT = `
   table('processes', ['pid', 'name', 'host', 'threads', 'lanes', 'events', 'wall', 'I/O', 'compute', 'both', 'I/O only', 'other', 'idle', 'read', 'written'],
     S.per_process.map(function (p) { return [p.pid, p.name || '', p.host || '', p.threads, p.lanes, count(p.events), dur(p.wall_us), dur(p.io_us), dur(p.compute_us), dur(p.overlap_us), dur(p.io_only_us), dur(p.other_us), dur(p.idle_us), bytes(p.bytes_read), bytes(p.bytes_written)]; }),
     [1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
-  table('names', ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
+  table('names', ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean'].concat(S.percentiles === 'approximate' ? ['p50 ≈', 'p99 ≈'] : ['p50', 'p99'], ['max']),
     S.by_name.slice().sort(function (a, b) { return b.self_us - a.self_us; }).slice(0, 50).map(function (r) { return [r.cat, r.name, count(r.count), dur(r.busy_us), dur(r.self_us), dur(r.total_us), dur(r.mean_us), dur(r.p50_us), dur(r.p99_us), dur(r.max_us)]; })
       .concat(S.by_name.length > 50 ? [['', (S.by_name.length - 50) + ' more names kept (--json of summary for all)', '', '', '', '', '', '', '', '']] : [])
       .concat(S.names_left_out && S.names_left_out.names > 0 ? [['', S.names_left_out.names + ' other names (not kept one by one)', count(S.names_left_out.count), '', '', dur(S.names_left_out.total_us), '', '', '', '']] : []),

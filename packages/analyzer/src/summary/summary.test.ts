@@ -52,6 +52,15 @@ describe('summary of a small trace with known answers', () => {
     expect(text).toMatch(/11 events from 1 trace file, 1 process; wall time 300 µs/);
     expect(text).toMatch(/\/data\/a\.bin/);
     expect(text).toMatch(/Longest events/);
+    expect(s.percentiles).toBe('exact');
+    expect(text).toMatch(/mean\s+p50\s+p99\s+max/);
+    expect(text).not.toMatch(/≈/);
+  });
+
+  it('says when p50 and p99 are estimates (beyond EXACT_QUANTILE_MAX events), in the table and under it', () => {
+    const text = formatSummary({ ...s, percentiles: 'approximate' });
+    expect(text).toMatch(/mean\s+p50 ≈\s+p99 ≈\s+max/);
+    expect(text).toContain('p50 ≈ and p99 ≈: t-digest estimates (over 20,000,000 events)');
   });
 });
 

@@ -561,11 +561,12 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
   );
   out.push('');
   out.push('Time by name (most self time first)');
+  const estimated = s.percentiles === 'approximate';
   const names = [...s.by_name].filter((r) => r.cat !== 'dftracer').sort((a, b) => b.self_us - a.self_us || b.total_us - a.total_us);
   const shown = Math.max(top, 20);
   out.push(
     renderTable(
-      ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', 'p50', 'p99', 'max'],
+      ['cat', 'name', 'count', 'busy', 'self', 'sum of spans', 'mean', ...(estimated ? ['p50 ≈', 'p99 ≈'] : ['p50', 'p99']), 'max'],
       names
         .slice(0, shown)
         .map((r) => [r.cat, r.name, fmtCount(r.count), fmtDuration(r.busy_us), fmtDuration(r.self_us), fmtDuration(r.total_us), fmtDuration(r.mean_us), fmtDuration(r.p50_us), fmtDuration(r.p99_us), fmtDuration(r.max_us)]),
@@ -573,6 +574,7 @@ export function formatSummary(s: Summary, opts: FormatOptions = {}): string {
     ),
   );
   if (names.length > shown) out.push(`… ${names.length - shown} more (--json for all)`);
+  if (estimated) out.push(`p50 ≈ and p99 ≈: t-digest estimates (over ${fmtCount(EXACT_QUANTILE_MAX)} events)`);
   const rest = formatNamesLeftOut(s.names_left_out);
   if (rest) out.push(rest);
   out.push('');
