@@ -83,7 +83,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, keepNames, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
   // DuckDB's allocator keeps what each big query freed: given back before the next one, the
-  // report's queries stay within the summary's peak (1 M events: 300–340 → ~270 MiB)
+  // report's queries stay within the summary's peak rather than 20–40 MiB above it
   await duck.release();
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);
@@ -108,7 +108,8 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
 
   // the longest slices, in track order, with their depth and lane
   // read as typed arrays, strings as indices into lists in order of first use (row objects of
-  // 100,000 slices with distinct names held ~40 MiB); only the columns drawn enter the top-N sort
+  // 100,000 slices with distinct names held ~40 MiB); the top-N sort carries rowids only.
+  // NULL pid, tid, ts or dur count as 0, as `num` reads them
   await duck.run(`CREATE OR REPLACE TEMP TABLE report_slices AS
     SELECT row_number() OVER (ORDER BY pid, tid, s, dur DESC, cat, name, file) AS rn, * FROM (
       SELECT pid, tid, ts - ${t0} AS s, dur, cat, name, coalesce(fh.path, e.fhash) AS file
@@ -126,7 +127,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     rows: nRows,
     columns: [pids, tids, starts, durs, catOf, nameOf, fileOf],
   } = await duck.numbers<[Float64Array, Float64Array, Float64Array, Float64Array, Int32Array, Int32Array, Int32Array]>(
-    `SELECT r.pid::DOUBLE, r.tid::DOUBLE, r.s::DOUBLE, r.dur::DOUBLE, c.i::DOUBLE, n.i::DOUBLE, coalesce(f.i, -1)::DOUBLE
+    `SELECT coalesce(r.pid, 0)::DOUBLE, coalesce(r.tid, 0)::DOUBLE, coalesce(r.s, 0)::DOUBLE, coalesce(r.dur, 0)::DOUBLE, c.i::DOUBLE, n.i::DOUBLE, coalesce(f.i, -1)::DOUBLE
       FROM report_slices r JOIN report_cats c ON c.v IS NOT DISTINCT FROM r.cat JOIN report_names n ON n.v IS NOT DISTINCT FROM r.name
       LEFT JOIN report_files f ON f.v = r.file ORDER BY r.rn`,
     [Float64Array, Float64Array, Float64Array, Float64Array, Int32Array, Int32Array, Int32Array],
