@@ -85,6 +85,15 @@ export class Duck {
     if (this.limits.byDefault) await this.conn.run(`SET memory_limit = '${loadedMemoryLimit(this.limits.threads)}'`);
   }
 
+  /**
+   * Give DuckDB's freed memory back to the system now: setting the memory limit (to the one in
+   * force) flushes its allocator, which otherwise keeps tens of MiB after each big query.
+   */
+  async release(): Promise<void> {
+    const [{ m } = {}] = await this.all(`SELECT current_setting('memory_limit') AS m`);
+    await this.conn.run(`SET memory_limit = ${sqlString(String(m))}`);
+  }
+
   /** Run `scan` (another read of the staged traces) with the default limit of a load: the JSON scan's buffers need it. */
   async scanning<T>(scan: () => Promise<T>): Promise<T> {
     if (!this.limits.byDefault) return scan();
@@ -219,6 +228,26 @@ export class Duck {
         total += n;
       }
       return total;
+    });
+  }
+
+  /**
+   * A one-column query's values as strings (NULL as null), streamed chunk by chunk: for a hundred
+   * thousand values, where `all`'s row objects would cost tens of MiB on the way.
+   */
+  async strings(sql: string): Promise<Array<string | null>> {
+    return this.withProgress(async () => {
+      const result = await this.conn.stream(sql);
+      if (result.columnCount !== 1) throw new TypeError(`Duck.strings: ${result.columnCount} columns for 1`);
+      const out: Array<string | null> = [];
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        const v = chunk.getColumnVector(0);
+        for (let i = 0; i < chunk.rowCount; i++) {
+          const x = v.getItem(i);
+          out.push(x === null || x === undefined ? null : String(x));
+        }
+      }
+      return out;
     });
   }
 

@@ -58,8 +58,8 @@ export interface ReportData {
   /** Time zero of the page (µs since the epoch); slice times are relative to it. */
   t0: number;
   tracks: ReportTrack[];
-  /** Per slice: row, start, end (µs from t0), cat index, name index, file index (-1: none). */
-  slices: number[];
+  /** Per slice: row, start, end (µs from t0), cat index, name index, file index (-1: none); a JSON array in the page. */
+  slices: Float64Array;
   cats: string[];
   names: string[];
   files: string[];
@@ -82,6 +82,9 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const nBins = opts.bins ?? 400;
   const summary = await summarizeLoaded(duck, files, { top: opts.top ?? 20, keepNames, ...(opts.namesKept !== undefined ? { namesKept: opts.namesKept } : {}), ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   // (the kinds were fixed when the traces were loaded: writeReport passes computeCats there)
+  // DuckDB's allocator keeps what each big query freed: given back before the next one, the
+  // report's queries stay within the summary's peak rather than 20–40 MiB above it
+  await duck.release();
   const t0 = summary.start_us;
   const wall = Math.max(1, summary.wall_us);
 
@@ -104,43 +107,54 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const label = (pid: number, tid: number) => `${procLabel(pid)} · ${threadName.get(`${pid}:${tid}`) ?? (tid === pid ? 'main' : `tid ${tid}`)}`;
 
   // the longest slices, in track order, with their depth and lane
-  const cats: string[] = [];
-  const names: string[] = [];
-  const fileNames: string[] = [];
-  const index = (list: string[], map: Map<string, number>, s: string) => {
-    let i = map.get(s);
-    if (i === undefined) {
-      i = list.length;
-      list.push(s);
-      map.set(s, i);
-    }
-    return i;
+  // read as typed arrays, strings as indices into lists in order of first use (row objects of
+  // 100,000 slices with distinct names held ~40 MiB); the top-N sort carries rowids only.
+  // NULL pid, tid, ts or dur count as 0, as `num` reads them
+  await duck.run(`CREATE OR REPLACE TEMP TABLE report_slices AS
+    SELECT row_number() OVER (ORDER BY pid, tid, s, dur DESC, cat, name, file) AS rn, * FROM (
+      SELECT pid, tid, ts - ${t0} AS s, dur, cat, name, coalesce(fh.path, e.fhash) AS file
+      FROM ev e LEFT JOIN fh ON e.fhash = fh.hash
+      WHERE e.rowid IN (SELECT rowid FROM ev WHERE ph = 'X' AND cat <> 'dftracer' ORDER BY dur DESC, ts LIMIT ${Math.max(0, Math.floor(maxSlices))}))`);
+  const firstUsed = async (col: 'cat' | 'name' | 'file') => {
+    await duck.run(`CREATE OR REPLACE TEMP TABLE report_${col}s AS SELECT ${col} AS v, row_number() OVER (ORDER BY min(rn)) - 1 AS i
+      FROM report_slices ${col === 'file' ? 'WHERE file IS NOT NULL ' : ''}GROUP BY ${col}`);
+    return (await duck.strings(`SELECT v FROM report_${col}s ORDER BY i`)).map(String);
   };
-  const catIdx = new Map<string, number>();
-  const nameIdx = new Map<string, number>();
-  const fileIdx = new Map<string, number>();
-  const rows = await duck.all(`SELECT pid, tid, ts - ${t0} AS s, dur, cat, name, coalesce(fh.path, e.fhash) AS file
-    FROM (SELECT * FROM ev WHERE ph = 'X' AND cat <> 'dftracer' ORDER BY dur DESC, ts LIMIT ${Math.max(0, Math.floor(maxSlices))}) e
-    LEFT JOIN fh ON e.fhash = fh.hash
-    ORDER BY pid, tid, s, dur DESC`);
+  const cats = await firstUsed('cat');
+  const names = await firstUsed('name');
+  const fileNames = await firstUsed('file');
+  const {
+    rows: nRows,
+    columns: [pids, tids, starts, durs, catOf, nameOf, fileOf],
+  } = await duck.numbers<[Float64Array, Float64Array, Float64Array, Float64Array, Int32Array, Int32Array, Int32Array]>(
+    `SELECT coalesce(r.pid, 0)::DOUBLE, coalesce(r.tid, 0)::DOUBLE, coalesce(r.s, 0)::DOUBLE, coalesce(r.dur, 0)::DOUBLE, c.i::DOUBLE, n.i::DOUBLE, coalesce(f.i, -1)::DOUBLE
+      FROM report_slices r JOIN report_cats c ON c.v IS NOT DISTINCT FROM r.cat JOIN report_names n ON n.v IS NOT DISTINCT FROM r.name
+      LEFT JOIN report_files f ON f.v = r.file ORDER BY r.rn`,
+    [Float64Array, Float64Array, Float64Array, Float64Array, Int32Array, Int32Array, Int32Array],
+    maxSlices,
+  );
+  await duck.run('DROP TABLE report_slices; DROP TABLE report_cats; DROP TABLE report_names; DROP TABLE report_files');
+  await duck.release();
   const [{ n: totalSlices = 0 } = {}] = await duck.all(`SELECT count(*) AS n FROM ev WHERE ph = 'X' AND cat <> 'dftracer'`);
   const tracks: ReportTrack[] = [];
-  const slices: number[] = [];
+  const slices = new Float64Array(6 * nRows);
+  const laneOf = new Int32Array(nRows);
+  const depthOf = new Int32Array(nRows);
   let i = 0;
   let nextRow = 0;
-  while (i < rows.length) {
-    const pid = num(rows[i]!.pid);
-    const tid = num(rows[i]!.tid);
+  while (i < nRows) {
+    const pid = pids[i]!;
+    const tid = tids[i]!;
     // one track: lanes of nesting stacks (a row per depth of each lane)
     const lanes = new LaneAssigner();
     const laneDepth: number[] = [];
-    const placed: Array<[number, number, number]> = []; // [index in rows, lane, depth]
     let j = i;
-    for (; j < rows.length && num(rows[j]!.pid) === pid && num(rows[j]!.tid) === tid; j++) {
-      const s = num(rows[j]!.s);
-      const lane = lanes.place(s, s + num(rows[j]!.dur));
+    for (; j < nRows && pids[j] === pid && tids[j] === tid; j++) {
+      const s = starts[j]!;
+      const lane = lanes.place(s, s + durs[j]!);
       laneDepth[lane] = Math.max(laneDepth[lane] ?? 0, lanes.depth + 1);
-      placed.push([j, lane, lanes.depth]);
+      laneOf[j] = lane;
+      depthOf[j] = lanes.depth;
     }
     const laneRow: number[] = [];
     let acc = 0;
@@ -148,10 +162,14 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
       laneRow.push(acc);
       acc += d;
     }
-    for (const [k, lane, depth] of placed) {
-      const r = rows[k]!;
-      const s = num(r.s);
-      slices.push(nextRow + laneRow[lane]! + depth, s, s + num(r.dur), index(cats, catIdx, String(r.cat)), index(names, nameIdx, String(r.name)), r.file == null ? -1 : index(fileNames, fileIdx, String(r.file)));
+    for (let k = i; k < j; k++) {
+      const o = 6 * k;
+      slices[o] = nextRow + laneRow[laneOf[k]!]! + depthOf[k]!;
+      slices[o + 1] = starts[k]!;
+      slices[o + 2] = starts[k]! + durs[k]!;
+      slices[o + 3] = catOf[k]!;
+      slices[o + 4] = nameOf[k]!;
+      slices[o + 5] = fileOf[k]!;
     }
     tracks.push({ pid, tid, label: label(pid, tid), row: nextRow, rows: Math.max(1, acc), slices: j - i });
     nextRow += Math.max(1, acc);
@@ -171,6 +189,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
   const compute = new Array<number>(nBins).fill(0);
   const readBytes = new Array<number>(nBins).fill(0);
   const writeBytes = new Array<number>(nBins).fill(0);
+  await duck.release();
   const busy = await duck.all(`WITH k AS (
       SELECT ts - ${t0} AS s, ts + dur - ${t0} AS t, kind FROM ev WHERE ph = 'X' AND dur > 0 AND kind = 1
       UNION ALL
@@ -191,6 +210,8 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     writeBytes[b]! += num(r.w);
   }
 
+  await duck.release();
+  const counters = await counterCharts(duck, files, t0, wall);
   return {
     title: opts.title ?? `DFTracer report: ${files.length === 1 ? basename(files[0]!) : `${files.length} traces`}`,
     generated: new Date().toISOString(),
@@ -207,7 +228,7 @@ export async function reportData(duck: Duck, files: string[], opts: ReportOption
     compute,
     readBytes,
     writeBytes,
-    counters: await counterCharts(duck, files, t0, wall),
+    counters,
   };
 }
 
@@ -226,10 +247,41 @@ function scriptSafe(s: string): string {
   return s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 }
 
-/** The page: data and code inline, nothing fetched. */
-export function renderReport(data: ReportData): string {
-  const json = scriptSafe(JSON.stringify(data));
-  return `<!doctype html>
+/** Pieces of the page are gathered to about this many characters per write. */
+const WRITE_CHARS = 1 << 20;
+/** Elements of a big array serialised at a time. */
+const JSON_ELEMENTS = 8192;
+
+/**
+ * `JSON.stringify(data)` in pieces: the top-level arrays (100,000 slices, their names) a slice at
+ * a time, so neither the JSON nor the page is ever one string. Pieces end next to JSON
+ * punctuation, which `scriptSafe`'s patterns never contain, so escaping each piece is the same as
+ * escaping the whole.
+ */
+function* jsonPieces(data: object): Generator<string> {
+  let sep = '{';
+  for (const [key, value] of Object.entries(data)) {
+    if (value instanceof Float64Array || (Array.isArray(value) && value.length > JSON_ELEMENTS)) {
+      const list = value as ArrayLike<unknown> & { slice(a: number, b: number): ArrayLike<unknown> };
+      yield `${sep}${JSON.stringify(key)}:[`;
+      for (let i = 0; i < list.length; i += JSON_ELEMENTS) {
+        const part = JSON.stringify(Array.from(list.slice(i, i + JSON_ELEMENTS)));
+        yield `${i > 0 ? ',' : ''}${part.slice(1, -1)}`;
+      }
+      yield ']';
+    } else {
+      const json = JSON.stringify(value);
+      if (json === undefined) continue; // as JSON.stringify leaves out undefined members
+      yield `${sep}${JSON.stringify(key)}:${json}`;
+    }
+    sep = ',';
+  }
+  yield sep === '{' ? '{}' : '}';
+}
+
+/** The page's pieces: data and code inline, nothing fetched. */
+function* reportPieces(data: ReportData): Generator<string> {
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -252,13 +304,36 @@ ${data.comparison ? `<section><h2>Compared with another run</h2><p class="note">
 <section><h2>Files</h2><div id="files"></div></section>
 <section><h2>Longest events</h2><div id="top"></div></section>
 <footer>Generated by dftracer report on ${escapeHtml(data.generated)}. Charts: Apache ECharts (Apache-2.0), inlined.</footer>
-<script id="report-data" type="application/json">${json}</script>
+<script id="report-data" type="application/json">`;
+  for (const piece of jsonPieces(data)) yield scriptSafe(piece);
+  yield `</script>
 <script>${scriptSafe(echartsSource())}</script>
 <script>${scriptSafe(COUNTERS_CLIENT)}</script>
 <script>${scriptSafe(REPORT_CLIENT)}</script>
 </body>
 </html>
 `;
+}
+
+/** Write the page to `out` in pieces of about `WRITE_CHARS`; returns its size in bytes. */
+async function writeReportPage(data: ReportData, out: OutputFile): Promise<number> {
+  let bytes = 0;
+  let pending: string[] = [];
+  let chars = 0;
+  const flush = async () => {
+    const text = pending.join('');
+    pending = [];
+    chars = 0;
+    bytes += Buffer.byteLength(text);
+    await out.write(text);
+  };
+  for (const piece of reportPieces(data)) {
+    pending.push(piece);
+    chars += piece.length;
+    if (chars >= WRITE_CHARS) await flush();
+  }
+  await flush();
+  return bytes;
 }
 
 export interface ReportResult {
@@ -294,14 +369,16 @@ async function comparedData(duck: Duck, files: string[], opts: ReportOptions, ot
 
 async function renderTo(file: OutputFile, files: string[], output: string, opts: ReportOptions): Promise<ReportResult> {
   const duck = await Duck.open(opts);
+  let warnings: ReadWarning[];
+  let data: ReportData;
   try {
     opts.onStage?.('reading traces');
-    const load = await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {});
-    const data = opts.compareWith ? await comparedData(duck, files, opts, opts.compareWith) : await reportData(duck, files, opts);
-    const html = renderReport(data);
-    await file.write(html);
-    return { output, warnings: load.warnings, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes: Buffer.byteLength(html) };
+    warnings = (await loadTraces(duck, files, opts.computeCats ? { computeCats: opts.computeCats } : {})).warnings;
+    data = opts.compareWith ? await comparedData(duck, files, opts, opts.compareWith) : await reportData(duck, files, opts);
   } finally {
     duck.close();
   }
+  // written once DuckDB has given its memory back: the page's pieces come on top of the data alone
+  const bytes = await writeReportPage(data, file);
+  return { output, warnings, tracks: data.tracks.length, slices: data.slices.length / 6, totalSlices: data.totalSlices, bytes };
 }
