@@ -106,14 +106,23 @@ describe('counters', () => {
     // (each series is written to 3 decimals)
     for (const c of cpu) expect(c.args.user_pct + c.args.system_pct).toBeLessThanOrEqual(100.002);
     // Each sample covers the time since the one before: over the busy stretch their sum is the CPU
-    // time the program measured itself (windows cut at its ends: within a window or so).
+    // time the program measured itself. The windows cut by the stretch's ends, and any part of it
+    // no window covers, can be off by up to their length (at most one core: taskset), so the
+    // bound is that, measured, plus 5 %: a loaded machine stretches the windows, not the error.
     let sum = 0;
+    let inside = 0;
+    let edges = 0;
     for (let i = 1; i < cpu.length; i++) {
       const from = Math.max(cpu[i - 1]!.ts, t0);
       const to = Math.min(cpu[i]!.ts, t1);
-      if (to > from) sum += ((cpu[i]!.args.user_pct + cpu[i]!.args.system_pct) / 100) * (to - from);
+      if (to <= from) continue;
+      sum += ((cpu[i]!.args.user_pct + cpu[i]!.args.system_pct) / 100) * (to - from);
+      inside += to - from;
+      if (cpu[i - 1]!.ts < t0 || cpu[i]!.ts > t1) edges += to - from;
     }
-    expect(Math.abs(sum - cpuUs)).toBeLessThan(0.15 * (t1 - t0));
+    const uncovered = t1 - t0 - inside;
+    expect(edges + uncovered, 'the samples leave most of the stretch to whole windows').toBeLessThan(0.5 * (t1 - t0));
+    expect(Math.abs(sum - cpuUs)).toBeLessThan(edges + uncovered + 0.05 * (t1 - t0));
   });
 
   it('samples the program thread (heap, event loop, GC) where it passes through the tracer, at most once per interval', () => {
