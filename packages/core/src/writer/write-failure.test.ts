@@ -80,10 +80,18 @@ describe('write errors stop tracing, never the program', () => {
       const fd = readdirSync('/proc/self/fd').map(Number).find((n) => { try { return readlinkSync('/proc/self/fd/' + n) === log.file; } catch { return false; } });
       ${closing};
       // The freed number is the lowest, so the program's next open gets it, unless another thread
-      // opens a file in that instant: open again (holding the others) until it has the number.
+      // opened a file in that instant and still holds it (a descheduled thread: for as long as the
+      // machine's load keeps it off the CPU): open again until the number is back, holding lower
+      // numbers freed meanwhile and waiting out a holder of it, for up to 10 s.
       const held = [];
-      let again = openSync(${JSON.stringify(mine)}, 'w');
-      while (again !== fd && held.length < 64) { held.push(again); again = openSync(${JSON.stringify(mine)}, 'w'); }
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      let again = -1;
+      for (const until = Date.now() + 10_000; again !== fd && Date.now() < until; ) {
+        again = openSync(${JSON.stringify(mine)}, 'w');
+        if (again === fd) break;
+        if (again < fd) held.push(again);
+        else { closeSync(again); Atomics.wait(pause, 0, 0, 1); }
+      }
       for (const h of held) closeSync(h);
       const lines = [];
       for (let i = 0; i < 50000; i++) {
