@@ -211,6 +211,9 @@ const ENGINE_HELP = `  --threads N        DuckDB threads (default and at most: o
   --memory-limit S   DuckDB memory limit, e.g. 512MB or 4GB (default 64MB + 48MB a thread, at
                      least 160MB); it spills to a temporary directory beyond that`;
 
+/** The options `ENGINE_HELP` describes, read by `engineFlags`. */
+const ENGINE_FLAGS = { threads: { type: 'string' }, 'memory-limit': { type: 'string' } } as const;
+
 const summary: Command = {
   name: 'summary',
   summary: 'time by cat/name, I/O bytes and bandwidth per file, I/O vs compute overlap',
@@ -257,8 +260,7 @@ ${ENGINE_HELP}
     top: { type: 'string' },
     names: { type: 'string' },
     'compute-cats': { type: 'string' },
-    threads: { type: 'string' },
-    'memory-limit': { type: 'string' },
+    ...ENGINE_FLAGS,
     progress: { type: 'boolean' },
   },
   async run(values, positionals) {
@@ -324,8 +326,7 @@ ${ENGINE_HELP}
     top: { type: 'string' },
     names: { type: 'string' },
     'compute-cats': { type: 'string' },
-    threads: { type: 'string' },
-    'memory-limit': { type: 'string' },
+    ...ENGINE_FLAGS,
   },
   async run(values, positionals) {
     if (positionals.length !== 2) throw new UsageError(`compare: give exactly two runs, BASE and VARIANT (got ${positionals.length}); quote globs`);
@@ -466,8 +467,7 @@ ${ENGINE_HELP}
     parquet: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
     force: { type: 'boolean' },
-    threads: { type: 'string' },
-    'memory-limit': { type: 'string' },
+    ...ENGINE_FLAGS,
   },
   async run(values, positionals) {
     const o = typeof values.output === 'string' ? values.output : '';
@@ -539,7 +539,7 @@ Options:
   --limit N          rows shown in the table (default 100)
 ${ENGINE_HELP}
   -h, --help         this help`,
-  options: { ...HELP_FLAG, csv: { type: 'boolean' }, json: { type: 'boolean' }, limit: { type: 'string' }, threads: { type: 'string' }, 'memory-limit': { type: 'string' } },
+  options: { ...HELP_FLAG, csv: { type: 'boolean' }, json: { type: 'boolean' }, limit: { type: 'string' }, ...ENGINE_FLAGS },
   async run(values, positionals) {
     const [sql, ...operands] = positionals;
     if (!sql) throw new UsageError('query: give the SQL first, then the traces (see dftracer query --help)');
@@ -595,8 +595,7 @@ ${ENGINE_HELP}
     'compute-cats': { type: 'string' },
     names: { type: 'string' },
     force: { type: 'boolean' },
-    threads: { type: 'string' },
-    'memory-limit': { type: 'string' },
+    ...ENGINE_FLAGS,
     progress: { type: 'boolean' },
   },
   async run(values, positionals) {
