@@ -9,7 +9,7 @@ import { fmtBytes, fmtCount, fmtDuration } from '../format/numbers.js';
 import { renderTable } from '../format/table.js';
 import { terminalSafe } from '../format/terminal-safe.js';
 import type { ReadWarning } from '../read/duck.js';
-import type { NameKey, NamesLeftOut } from '../summary/name-rank.js';
+import { nameKey, type NameKey, type NamesLeftOut } from '../summary/name-rank.js';
 import { summarize, type Summary, type SummaryOptions } from '../summary/summary.js';
 
 export interface CompareRow {
@@ -115,8 +115,6 @@ export function compareSummaries(a: Summary, b: Summary, opts: CompareOptions = 
     other_names,
   };
 }
-
-const nameKey = (cat: string, name: string) => `${cat}\u0000${name}`;
 
 /** A run's names one by one, the tracer's own left aside. */
 const hostNames = (s: Summary) => s.by_name.filter((n) => n.cat !== 'dftracer');

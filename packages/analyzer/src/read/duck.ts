@@ -377,10 +377,10 @@ async function excludeImpossibleTimes(duck: Duck, files: readonly string[]): Pro
   });
 }
 
-/** Names of read-like and write-like calls whose `ret` counts bytes moved. */
 /** The tracer's `end` events, whose description (used, app, cfg) the load keeps in `run_args`. */
 export const END_ROWS_SQL = "(ph = 'X' AND name = 'end' AND cat = 'dftracer')";
 
+/** Names of read-like and write-like calls whose `ret` counts bytes moved. */
 export const READ_CALLS = ['read', 'pread', 'pread64', 'readv', 'preadv', 'preadv2', 'fread'];
 export const WRITE_CALLS = ['write', 'pwrite', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'fwrite'];
 

@@ -18,6 +18,9 @@ export interface NameKey {
   name: string;
 }
 
+/** A (cat, name) pair as one Map key (a missing cat reads `null`): the summary's, the sweep's and compare's. */
+export const nameKey = (cat: unknown, name: unknown): string => `${String(cat)}\u0000${String(name)}`;
+
 /** What the names not kept add up to. */
 export interface NamesLeftOut {
   /** Distinct (cat, name) pairs not kept. */
@@ -33,7 +36,6 @@ export interface NamesLeftOut {
  * (folded calls included), x_count, x_total_us, min_us, max_us (complete events only), keep.
  */
 export const NAME_RANK = 'name_rank';
-
 
 /**
  * Ranks the names of the host events (`ph X` off device tracks, and aggregated `C` records) into

@@ -10,6 +10,7 @@
  * summary's one pass over the events (`timeline/`).
  */
 import type { Timeline } from './timeline/timeline.js';
+import { nameKey } from './name-rank.js';
 
 export interface NameTimes {
   self_us: number;
@@ -24,6 +25,6 @@ export function nameTimes(tl: Timeline): { byCat: Map<string, NameTimes>; byName
   const byName = new Map<string, NameTimes>();
   tl.catNames.forEach((cat, c) => byCat.set(String(cat), { busy_us: tl.busyByCat[c]!, self_us: tl.selfByCat[c]! }));
   // (a null name is the key of a category's names not kept: counted in its category only)
-  tl.keyName.forEach((name, k) => name !== null && byName.set(`${String(tl.keyCat[k])}\u0000${name}`, { busy_us: tl.busyByKey[k]!, self_us: tl.selfByKey[k]! }));
+  tl.keyName.forEach((name, k) => name !== null && byName.set(nameKey(tl.keyCat[k], name), { busy_us: tl.busyByKey[k]!, self_us: tl.selfByKey[k]! }));
   return { byCat, byName };
 }

@@ -24,7 +24,7 @@ import { deviceStats, type DeviceStats } from './device.js';
 import { buildFileDirs, fileGroups, fileTable, type FileGroup, type FileTable } from './file-groups.js';
 import { HOST_EVENTS, nameTimes } from './name-times.js';
 import { nameQuantiles, type NameQuantiles } from './name-quantiles.js';
-import { keptNameSql, NAMES_KEPT, NAME_RANK, rankNames, type NameKey, type NamesLeftOut } from './name-rank.js';
+import { keptNameSql, nameKey, NAMES_KEPT, NAME_RANK, rankNames, type NameKey, type NamesLeftOut } from './name-rank.js';
 import { buildWindows, computePhases, type Phases, type WindowSources } from './phases.js';
 import { formatPhases } from './phases-format.js';
 import { sweepTimeline, type Timeline } from './timeline/timeline.js';
@@ -262,11 +262,11 @@ async function addFolded(duck: Duck, files: string[], summary: Summary): Promise
   // the names kept one by one (their categories counted the folded calls already, from `name_rank`)
   const names = await duck.all(`SELECT cat, name, sum(cnt) AS calls, sum(cnt_dur) AS total_us
     FROM ev e WHERE ph = 'C' AND cnt IS NOT NULL AND ${keptNameSql('e')} GROUP BY ALL ORDER BY ALL`);
-  const byKey = new Map(summary.by_name.map((n) => [`${n.cat}\u0000${n.name}`, n]));
+  const byKey = new Map(summary.by_name.map((n) => [nameKey(n.cat, n.name), n]));
   for (const r of names) {
     const calls = num(r.calls);
     const cat = String(r.cat);
-    let n = byKey.get(`${cat}\u0000${String(r.name)}`);
+    let n = byKey.get(nameKey(cat, r.name));
     if (!n) {
       n = { cat, name: String(r.name), count: 0, total_us: 0, busy_us: 0, self_us: 0, mean_us: 0, p50_us: NaN, p99_us: NaN, min_us: NaN, max_us: NaN };
       summary.by_name.push(n);
@@ -299,9 +299,9 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
     WHERE a.keep AND a.x_count > 0
     ORDER BY a.x_total_us DESC, a.x_count DESC, a.cat, a.name`);
   const keyOf = new Map<string, number>();
-  tl.keyName.forEach((name, k) => name !== null && keyOf.set(`${String(tl.keyCat[k])}\u0000${name}`, k));
+  tl.keyName.forEach((name, k) => name !== null && keyOf.set(nameKey(tl.keyCat[k], name), k));
   const quantiles = exact ? await nameQuantiles(duck, `e.ph = 'X' AND NOT coalesce(e.dev, false)`) : new Map<number, NameQuantiles>();
-  const quantile = (r: Row, p: 'p50_us' | 'p99_us') => (exact ? (quantiles.get(keyOf.get(`${String(r.cat)}\u0000${String(r.name)}`) ?? -1)?.[p] ?? 0) : num(r[p]));
+  const quantile = (r: Row, p: 'p50_us' | 'p99_us') => (exact ? (quantiles.get(keyOf.get(nameKey(r.cat, r.name)) ?? -1)?.[p] ?? 0) : num(r[p]));
   const ft = await fileTable(duck);
   const fileRows = topFiles(ft, file, Math.max(0, Math.floor(opts.filesKept ?? FILES_KEPT)));
   const names = await duck.all(`SELECT trace, pid, name, any_value(aname) AS aname FROM ev
@@ -319,8 +319,8 @@ async function groupedSummary(duck: Duck, files: string[], opts: SummaryOptions,
       name: String(r.name),
       count: num(r.count),
       total_us: num(r.total_us),
-      busy_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.busy_us ?? 0,
-      self_us: times.byName.get(`${String(r.cat)}\u0000${String(r.name)}`)?.self_us ?? 0,
+      busy_us: times.byName.get(nameKey(r.cat, r.name))?.busy_us ?? 0,
+      self_us: times.byName.get(nameKey(r.cat, r.name))?.self_us ?? 0,
       mean_us: num(r.mean_us),
       p50_us: quantile(r, 'p50_us'),
       p99_us: quantile(r, 'p99_us'),
